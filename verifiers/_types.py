@@ -1,0 +1,200 @@
+"""Typed report structures shared by the verifier, the policy engine and the proxy.
+
+Everything a client or a policy reads is one of these frozen, slotted dataclasses. The JSON
+form (``to_json``) is the annotation protocol, versioned by ``SCHEMA_VERSION`` and published as
+JSON Schema in ``verifiers/schema/``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+SCHEMA_VERSION = "1.0"
+
+
+class Verdict(str, Enum):
+    """Sentence (and claim) verdicts, exactly as the annotation protocol lists them."""
+
+    SUPPORTED = "supported"
+    PARTIALLY_SUPPORTED = "partially_supported"
+    CONTRADICTED = "contradicted"
+    UNSUPPORTED = "unsupported"
+    INVALID_CITATION = "invalid_citation"
+    UNCITED = "uncited"
+    NOT_CHECKWORTHY = "not_checkworthy"
+
+
+class NLILabel(str, Enum):
+    """Three-way NLI label of an (evidence window, claim) pair."""
+
+    ENTAILMENT = "entailment"
+    NEUTRAL = "neutral"
+    CONTRADICTION = "contradiction"
+
+
+class Action(str, Enum):
+    """Policy actions, weakest first; the strongest that fires wins."""
+
+    ANNOTATE = "annotate"
+    FLAG = "flag"
+    REDACT = "redact"
+    BLOCK = "block"
+
+    @property
+    def rank(self) -> int:
+        return _ACTION_RANK[self]
+
+
+_ACTION_RANK = {Action.ANNOTATE: 0, Action.FLAG: 1, Action.REDACT: 2, Action.BLOCK: 3}
+
+
+class ReportStatus(str, Enum):
+    """Response-level outcome. ``unverified`` is used when verification could not run and the
+    policy failed open: the answer is delivered but never called verified."""
+
+    VERIFIED = "verified"
+    FLAGGED = "flagged"
+    REDACTED = "redacted"
+    BLOCKED = "blocked"
+    UNVERIFIED = "unverified"
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceSentence:
+    """One sentence of an abstract with its character offsets into ``Evidence.abstract``."""
+
+    text: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """One evidence record (a PubMed abstract or a client-supplied document)."""
+
+    pmid: str
+    title: str
+    abstract: str
+    sentences: tuple[EvidenceSentence, ...]
+    journal: str = ""
+    year: int | None = None
+    score: float = 0.0
+    retriever: str = ""  # bm25 | dense | hybrid | rrf | eutils | opensearch | client
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """A citation found in an answer sentence; offsets are into the sentence."""
+
+    raw: str
+    pmid: str
+    start: int
+    end: int
+    valid: bool
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceSpan:
+    """The evidence window that decided a claim; offsets are into the abstract."""
+
+    pmid: str
+    title: str
+    text: str
+    start: int
+    end: int
+    label: NLILabel
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """A deterministic check (numbers, negation, quote) beside NLI."""
+
+    name: str  # numbers | negation | quote
+    passed: bool
+    detail: str
+    pmid: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """An atomic claim with its span in the sentence, harm and verification outcome."""
+
+    text: str
+    start: int
+    end: int
+    verdict: Verdict
+    support: float  # vᵢ ∈ [0, 1] of the risk score: the supported fraction of this claim
+    confidence: float
+    harm: int  # 1 (study metadata) … 5 (dose, contraindication, direct patient harm)
+    harm_reasons: tuple[str, ...] = ()
+    evidence: tuple[EvidenceSpan, ...] = ()
+    checks: tuple[CheckResult, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceAnnotation:
+    """The per-sentence annotation of the protocol."""
+
+    index: int
+    text: str
+    start: int
+    end: int
+    verdict: Verdict
+    confidence: float
+    citations: tuple[Citation, ...] = ()
+    evidence: tuple[EvidenceSpan, ...] = ()
+    claims: tuple[Claim, ...] = ()
+    harm: int = 1
+    harm_reasons: tuple[str, ...] = ()
+    risk: float = 1.0
+    checks: tuple[CheckResult, ...] = ()
+    action: Action = Action.ANNOTATE
+    rules_fired: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceRef:
+    """A short reference to evidence that was used, for the response report."""
+
+    pmid: str
+    title: str
+    score: float
+    retriever: str
+
+
+@dataclass(frozen=True, slots=True)
+class ResponseReport:
+    """The response-level report (last streamed chunk or ``completion.verification``)."""
+
+    status: ReportStatus
+    risk: float
+    faithful: bool  # AND-join: False as soon as one check-worthy sentence is not supported
+    counts: Mapping[str, int]
+    sentences: tuple[SentenceAnnotation, ...]
+    evidence: tuple[EvidenceRef, ...] = ()
+    policy: str = ""
+    shadow: bool = False
+    rules_fired: tuple[str, ...] = ()
+    action: Action = Action.ANNOTATE
+    latency_ms: Mapping[str, float] = field(default_factory=dict)
+    error: str | None = None  # why verification did not (fully) run, if it did not
+    model_version: str = ""
+    schema_version: str = SCHEMA_VERSION
+
+
+def to_json(obj: Any) -> Any:
+    """Turn a report structure (or a tuple/mapping of them) into plain JSON-ready values."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: to_json(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, Enum):
+        return obj.value
+    if isinstance(obj, Mapping):
+        return {str(k): to_json(v) for k, v in obj.items()}
+    if isinstance(obj, (tuple, list)):
+        return [to_json(v) for v in obj]
+    return obj
