@@ -1,0 +1,142 @@
+"""Sentence segmentation for biomedical answers, offline and incrementally on a growing stream.
+
+Built on pysbd's rule-based sentencizer (the component scispaCy wraps as ``pysbd_sentencizer``),
+which already keeps "e.g.", "i.v.", "et al.", "vs.", "Fig. 2", "p < 0.05" and "2.5 mg/kg"
+together. Around it: markdown blocks (headings, list items, quotes, blank lines) are hard
+boundaries and their markers are left out of the sentence span, and a few repairs merge splits
+pysbd makes inside a sentence (before "(ii)" enumerations, before "/ml", after "ng.").
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import pysbd
+
+# A markdown block starts at a blank line or at a line that opens a heading, list item,
+# block quote, table row or code fence; the marker itself is not part of the sentence.
+_BLOCK_MARKER = re.compile(r"[ \t]*(?:#{1,6}[ \t]+|[-*+•][ \t]+|\d{1,3}[.)][ \t]+|>[ \t]*|\|)")
+_TERMINAL = frozenset(".!?…:;\"')]*\u201d\u2019")
+_ABBREV_END = re.compile(r"(?:^|[\s(])[A-Za-z][A-Za-z.]{0,3}\.$")
+# A segment starting like this continues the previous sentence.
+_CONTINUATION_START = re.compile(r"[/,;%)\]]|\([ivx]{1,4}\)|\([a-h]\)")
+# Streaming: a boundary is final once this much text follows it (a word, a space, a character),
+# because pysbd decides a boundary from the next token.
+_LOOKAHEAD = re.compile(r"\S+\s+\S")
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceSpan:
+    """A sentence with its character offsets into the text it came from."""
+
+    text: str
+    start: int
+    end: int
+
+
+@lru_cache(maxsize=1)
+def _segmenter() -> pysbd.Segmenter:
+    return pysbd.Segmenter(language="en", clean=False)
+
+
+def segment(text: str) -> list[SentenceSpan]:
+    """Split ``text`` into sentences; offsets index into ``text``, whitespace is trimmed."""
+    spans: list[SentenceSpan] = []
+    for block_start, block_end in _blocks(text):
+        spans.extend(_segment_block(text, block_start, block_end))
+    return spans
+
+
+def _blocks(text: str) -> list[tuple[int, int]]:
+    """Markdown-aware blocks as (start, end) with any list/heading marker skipped."""
+    cuts = [0]
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        if pos and (not line.strip() or _BLOCK_MARKER.match(line)):
+            cuts.append(pos)
+        pos += len(line)
+    cuts.append(len(text))
+    blocks: list[tuple[int, int]] = []
+    for start, end in itertools.pairwise(cuts):
+        marker = _BLOCK_MARKER.match(text, start, end)
+        if marker:
+            start = marker.end()
+        if text[start:end].strip():
+            blocks.append((start, end))
+    return blocks
+
+
+def _segment_block(text: str, start: int, end: int) -> list[SentenceSpan]:
+    pieces: list[tuple[int, int]] = []
+    cursor = start
+    for raw in _segmenter().segment(text[start:end]):
+        stripped = raw.strip()
+        if not stripped:
+            continue
+        found = text.find(stripped, cursor, end)
+        if found < 0:  # pysbd altered the text; fall back to its own length
+            found = cursor + len(raw) - len(raw.lstrip())
+        piece_end = found + len(stripped)
+        if pieces and _continues(text, pieces[-1], found):
+            pieces[-1] = (pieces[-1][0], piece_end)
+        else:
+            pieces.append((found, piece_end))
+        cursor = piece_end
+    return [SentenceSpan(text[s:e], s, e) for s, e in pieces]
+
+
+def _continues(text: str, previous: tuple[int, int], next_start: int) -> bool:
+    """Whether pysbd split inside a sentence: no newline in the gap and a sentence cannot end or
+    start there."""
+    prev_text = text[previous[0] : previous[1]]
+    if "\n" in text[previous[1] : next_start]:
+        return False
+    if prev_text[-1] not in _TERMINAL:
+        return True
+    head = text[next_start : next_start + 6]
+    if _CONTINUATION_START.match(head):
+        return True
+    return head[:1].islower() and bool(_ABBREV_END.search(prev_text))
+
+
+class StreamSegmenter:
+    """Incremental segmentation of a growing text (an LLM stream).
+
+    ``feed(delta)`` returns only the sentences that are surely complete: those followed by enough
+    text that no later delta can move their boundary. ``flush()`` returns the rest at the end.
+    Offsets are into the whole text fed so far.
+    """
+
+    def __init__(self) -> None:
+        self._text = ""
+        self._done = 0  # offset up to which sentences were emitted
+
+    @property
+    def text(self) -> str:
+        return self._text
+
+    def feed(self, delta: str) -> list[SentenceSpan]:
+        self._text += delta
+        spans = self._pending()
+        if len(spans) < 2:
+            return []
+        ready = spans[:-1]
+        if not _LOOKAHEAD.search(self._text, ready[-1].end):
+            ready = ready[:-1]
+        if ready:
+            self._done = ready[-1].end
+        return ready
+
+    def flush(self) -> list[SentenceSpan]:
+        spans = self._pending()
+        self._done = len(self._text)
+        return spans
+
+    def _pending(self) -> list[SentenceSpan]:
+        tail = self._text[self._done :]
+        return [
+            SentenceSpan(s.text, s.start + self._done, s.end + self._done) for s in segment(tail)
+        ]
