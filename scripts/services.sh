@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Make sure the services and system tools the test suite uses are present and running:
+# Redis on 127.0.0.1:6379, promtool (Debian's prometheus package) and headless Chromium.
+set -euo pipefail
+need_apt=()
+command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
+command -v promtool >/dev/null 2>&1 || need_apt+=(prometheus)
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "[services] installing ${need_apt[*]} from Debian's packages"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
+  echo "[services] starting redis-server on 127.0.0.1:6379"
+  mkdir -p /tmp/veriproxy-redis
+  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no \
+    --dir /tmp/veriproxy-redis --logfile /tmp/veriproxy-redis/redis.log
+  for _ in $(seq 1 50); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 0.1; done
+fi
+redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null
+echo "[services] redis: up; promtool: $(command -v promtool); chromium: $(command -v chromium)"
