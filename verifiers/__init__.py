@@ -17,6 +17,7 @@ from verifiers._types import (
     Verdict,
     to_json,
 )
+from verifiers.embed import Encoder
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -24,6 +25,7 @@ __all__ = [
     "CheckResult",
     "Citation",
     "Claim",
+    "Encoder",
     "Evidence",
     "EvidenceRef",
     "EvidenceSentence",
