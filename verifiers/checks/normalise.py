@@ -1,0 +1,73 @@
+"""Text normalisation shared by the checks and the window prefilter.
+
+Abstracts and answers disagree on typography: ligatures (ﬁ), smart quotes, dashes, soft hyphens,
+words hyphenated across a line break and runs of whitespace. ``normalise`` removes all of that
+so a quote or a token compares equal to its source.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_TRANSLATE = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u201b": "'",
+        "\u2032": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u2033": '"',
+        "\u00ab": '"',
+        "\u00bb": '"',
+        "\u2010": "-",
+        "\u2011": "-",
+        "\u2012": "-",
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2212": "-",
+        "\u00ad": None,  # soft hyphen
+        "\u200b": None,  # zero-width space
+    }
+)
+_LINE_BREAK_HYPHEN = re.compile(r"(?<=[a-z])-\s*\n\s*(?=[a-z])")
+_HYPHEN = re.compile(r"(?<=\w)-(?=\w)")
+_SPACE = re.compile(r"\s+")
+_TOKEN = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
+_STOPWORDS = frozenset(
+    """
+    a an the and or of in on at to for from by with as is are was were be been being this that
+    these those it its their there here which who whom whose what when where how than then into
+    onto over under about after before between during also may might can could would should
+    will shall has have had do does did such other some any each both all most more less very
+    we our us you your he she they them his her i me my not no
+    """.split()  # noqa: SIM905 (a word list reads better as text)
+)
+
+
+def normalise(text: str) -> str:
+    """Casefolded text with typography unified, line-break hyphenation joined, other hyphens
+    read as spaces and whitespace collapsed."""
+    text = unicodedata.normalize("NFKC", text).translate(_TRANSLATE)
+    text = _LINE_BREAK_HYPHEN.sub("", text)
+    text = _HYPHEN.sub(" ", text)
+    return _SPACE.sub(" ", text).strip().casefold()
+
+
+def tokens(text: str) -> list[str]:
+    """Word tokens of the normalised text."""
+    return _TOKEN.findall(normalise(text))
+
+
+def content_tokens(text: str) -> set[str]:
+    """Tokens that carry content (stopwords dropped, a plural "s" stripped) for overlap scores."""
+    return {_stem(t) for t in tokens(text) if t not in _STOPWORDS}
+
+
+def _stem(token: str) -> str:
+    if len(token) > 4 and token.endswith("s") and not token.endswith("ss"):
+        return token[:-1]
+    return token
