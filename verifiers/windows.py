@@ -1,0 +1,153 @@
+"""Candidate evidence windows for a claim: one to three consecutive abstract sentences, prefiltered.
+
+Every abstract yields sliding windows of one to ``max_sentences`` sentences. A claim keeps only
+the few windows per abstract that share the most content words with it and, when an encoder is
+given, whose sentences are closest in embedding space; NLI then runs on those few instead of on
+every window. Sentence embeddings are cached per abstract, so the sentences of one answer (and a
+stream's later sentences) reuse them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from verifiers._types import Evidence, EvidenceSentence
+from verifiers.checks.normalise import content_tokens
+from verifiers.segment import segment
+
+LEXICAL_WEIGHT = 0.5  # the rest of the score is the embedding similarity
+_CACHE_SIZE = 512  # abstracts whose sentence embeddings are kept
+
+
+class SentenceEncoder(Protocol):
+    """What ``verifiers.embed.Encoder`` provides: unit-length rows, one per text."""
+
+    def encode(self, texts: Sequence[str]) -> NDArray[np.float32]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """Consecutive sentences ``first``..``last`` of one abstract; offsets into the abstract."""
+
+    pmid: str
+    title: str
+    text: str
+    start: int
+    end: int
+    first: int
+    last: int
+    score: float = 0.0
+
+
+def evidence_sentences(evidence: Evidence) -> tuple[EvidenceSentence, ...]:
+    """The record's sentences, segmenting the abstract when the record came without them."""
+    if evidence.sentences:
+        return evidence.sentences
+    return tuple(EvidenceSentence(s.text, s.start, s.end) for s in segment(evidence.abstract))
+
+
+def build_windows(evidence: Evidence, max_sentences: int = 3) -> list[Window]:
+    """All windows of 1..``max_sentences`` consecutive sentences of one abstract."""
+    sentences = evidence_sentences(evidence)
+    windows = []
+    for first in range(len(sentences)):
+        for last in range(first, min(first + max_sentences, len(sentences))):
+            start, end = sentences[first].start, sentences[last].end
+            text = evidence.abstract[start:end]
+            windows.append(Window(evidence.pmid, evidence.title, text, start, end, first, last))
+    return windows
+
+
+class WindowSelector:
+    """Picks, for each claim, the best ``per_abstract`` windows of each candidate abstract (at
+    most ``max_windows`` in all)."""
+
+    def __init__(
+        self,
+        encoder: SentenceEncoder | None = None,
+        *,
+        per_abstract: int = 2,
+        max_windows: int = 6,
+        max_sentences: int = 3,
+    ) -> None:
+        self._encoder = encoder
+        self.per_abstract = per_abstract
+        self.max_windows = max_windows
+        self.max_sentences = max_sentences
+        self._cache: OrderedDict[tuple[str, int], NDArray[np.float32]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def select(
+        self, claims: Sequence[str], candidates: Sequence[Sequence[Evidence]]
+    ) -> list[list[Window]]:
+        """``candidates[i]`` is the evidence claim ``i`` may be checked against."""
+        records = {ev.pmid: ev for group in candidates for ev in group}
+        windows = {
+            pmid: [(w, content_tokens(w.text)) for w in build_windows(ev, self.max_sentences)]
+            for pmid, ev in records.items()
+        }
+        claim_vectors = self._claim_vectors(claims)
+        sentence_vectors = {pmid: self._sentence_vectors(ev) for pmid, ev in records.items()}
+        chosen = []
+        for index, (claim, group) in enumerate(zip(claims, candidates, strict=True)):
+            claim_tokens = content_tokens(claim)
+            scored: list[Window] = []
+            for ev in group:
+                vectors = sentence_vectors[ev.pmid]
+                vector = None if claim_vectors is None else claim_vectors[index]
+                ranked = sorted(
+                    (
+                        _scored(w, tokens, claim_tokens, vector, vectors)
+                        for w, tokens in windows[ev.pmid]
+                    ),
+                    key=lambda w: (-w.score, w.last - w.first),
+                )
+                scored.extend(ranked[: self.per_abstract])
+            scored.sort(key=lambda w: -w.score)
+            chosen.append(scored[: self.max_windows])
+        return chosen
+
+    def _claim_vectors(self, claims: Sequence[str]) -> NDArray[np.float32] | None:
+        if self._encoder is None or not claims:
+            return None
+        return self._encoder.encode(list(claims))
+
+    def _sentence_vectors(self, evidence: Evidence) -> NDArray[np.float32] | None:
+        if self._encoder is None:
+            return None
+        key = (evidence.pmid, hash(evidence.abstract))
+        with self._lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+        texts = [s.text for s in evidence_sentences(evidence)]
+        vectors = self._encoder.encode(texts)
+        with self._lock:
+            self._cache[key] = vectors
+            while len(self._cache) > _CACHE_SIZE:
+                self._cache.popitem(last=False)
+        return vectors
+
+
+def _scored(
+    window: Window,
+    window_tokens: set[str],
+    claim_tokens: set[str],
+    claim_vector: NDArray[np.float32] | None,
+    sentence_vectors: NDArray[np.float32] | None,
+) -> Window:
+    lexical = len(claim_tokens & window_tokens) / max(len(claim_tokens), 1)
+    if claim_vector is None or sentence_vectors is None or not len(sentence_vectors):
+        score = lexical
+    else:
+        sims = sentence_vectors[window.first : window.last + 1] @ claim_vector
+        score = LEXICAL_WEIGHT * lexical + (1 - LEXICAL_WEIGHT) * float(np.max(sims))
+    return dataclasses.replace(window, score=round(score, 4))
