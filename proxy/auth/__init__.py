@@ -1,0 +1,34 @@
+"""Proxy keys: hashed at rest, mapped to tenants, checked by a plain ASGI middleware.
+
+Public surface: the key format (:func:`new_key`, :func:`parse_key`), records and principals,
+the two stores, the middleware and the two per-request permission checks.
+"""
+
+from __future__ import annotations
+
+from ._errors import KeyStoreUnavailable, PermissionDenied, Unauthenticated
+from ._keys import KEY_PREFIX, LOCAL_PRINCIPAL, KeyRecord, Principal, new_key, parse_key
+from ._middleware import DEFAULT_PUBLIC_PATHS, AuthMiddleware, require_model, require_policy
+from ._store import FileKeyStore, KeyStore, KeyStoreError, RedisKeyStore, UnknownKey, open_store
+
+__all__ = [
+    "DEFAULT_PUBLIC_PATHS",
+    "KEY_PREFIX",
+    "LOCAL_PRINCIPAL",
+    "AuthMiddleware",
+    "FileKeyStore",
+    "KeyRecord",
+    "KeyStore",
+    "KeyStoreError",
+    "KeyStoreUnavailable",
+    "PermissionDenied",
+    "Principal",
+    "RedisKeyStore",
+    "Unauthenticated",
+    "UnknownKey",
+    "new_key",
+    "open_store",
+    "parse_key",
+    "require_model",
+    "require_policy",
+]
