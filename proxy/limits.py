@@ -1,0 +1,191 @@
+"""Request limits: what one request may ask for, and how many streams one key may hold open.
+
+Every limit is configurable (``limits:`` in the configuration) and each breach raises its own
+:class:`~proxy.errors.ProxyError` with a message that names the limit and its value:
+
+* ``max_body_bytes`` (top-level setting, checked while reading): 413 ``request_too_large``
+* ``max_messages``: 400 ``too_many_messages``            (:func:`check_request`)
+* ``max_prompt_chars``: 400 ``prompt_too_large``         (:func:`check_request`)
+* ``max_tokens``: 400 ``max_tokens_too_large``           (:func:`check_request`)
+* ``max_streams_per_key``: 429 ``too_many_concurrent_streams`` (:class:`StreamSlots`)
+* ``<stage>_seconds``: 504 ``<stage>_timeout``           (:func:`deadline`)
+
+Stream slots are counted per proxy replica (a process-local counter, no network round trip);
+a deployment with R replicas allows up to R times ``max_streams_per_key`` per key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from proxy.errors import InvalidRequest, ProxyError
+
+DEFAULT_MAX_MESSAGES = 1024
+DEFAULT_MAX_PROMPT_CHARS = 2_000_000
+DEFAULT_MAX_STREAMS_PER_KEY = 64
+DEFAULT_RETRIEVAL_SECONDS = 10.0
+DEFAULT_REQUEST_SECONDS = 900.0
+# Body fields that bound the completion's length (the newer name first).
+MAX_TOKEN_FIELDS = ("max_completion_tokens", "max_tokens")
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    max_messages: int = DEFAULT_MAX_MESSAGES
+    max_prompt_chars: int = DEFAULT_MAX_PROMPT_CHARS
+    # Cap on the completion length a client may ask for; None = whatever the upstream allows.
+    max_tokens: int | None = None
+    max_streams_per_key: int = DEFAULT_MAX_STREAMS_PER_KEY
+    # Evidence retrieval (all retrieval steps of one request together).
+    retrieval_seconds: float = DEFAULT_RETRIEVAL_SECONDS
+    # From the request's arrival to the whole non-streaming answer, or to the stream's start.
+    request_seconds: float = DEFAULT_REQUEST_SECONDS
+
+
+class LimitExceeded(InvalidRequest):
+    """400: the request asks for more than a configured limit allows."""
+
+    def __init__(self, message: str, *, code: str, param: str | None = None) -> None:
+        super().__init__(message, param=param)
+        self.code = code
+
+
+class TooManyStreams(ProxyError):
+    status = 429
+    type = "rate_limit_exceeded"
+    code = "too_many_concurrent_streams"
+
+
+class StageTimeout(ProxyError):
+    """504: one stage of the request ran past its configured time."""
+
+    status = 504
+    type = "timeout"
+
+    def __init__(self, stage: str, seconds: float) -> None:
+        super().__init__(f"{stage} did not finish within its limit of {seconds:g} s")
+        self.code = f"{stage}_timeout"
+
+
+def check_request(body: Mapping[str, Any], limits: Limits) -> None:
+    """Raise :class:`LimitExceeded` if a validated chat body breaks a limit."""
+    messages = body.get("messages") or []
+    if len(messages) > limits.max_messages:
+        raise LimitExceeded(
+            f"{len(messages)} messages exceed the limit of {limits.max_messages}",
+            code="too_many_messages",
+            param="messages",
+        )
+    chars = sum(_content_chars(m.get("content")) for m in messages if isinstance(m, Mapping))
+    if chars > limits.max_prompt_chars:
+        raise LimitExceeded(
+            f"the prompt's {chars} characters exceed the limit of {limits.max_prompt_chars}",
+            code="prompt_too_large",
+            param="messages",
+        )
+    if limits.max_tokens is None:
+        return
+    for name in MAX_TOKEN_FIELDS:
+        value = body.get(name)
+        if isinstance(value, int) and not isinstance(value, bool) and value > limits.max_tokens:
+            raise LimitExceeded(
+                f"{name}={value} exceeds the limit of {limits.max_tokens}",
+                code="max_tokens_too_large",
+                param=name,
+            )
+
+
+def _content_chars(content: object) -> int:
+    """Characters of a message's content: a string, or the text of content parts."""
+    if isinstance(content, str):
+        return len(content)
+    if isinstance(content, list):
+        return sum(_content_chars(part.get("text")) for part in content if isinstance(part, dict))
+    # Anything else (images, audio, tool payloads) is counted by its JSON size.
+    return 0 if content is None else len(json.dumps(content, default=str))
+
+
+@asynccontextmanager
+async def deadline(stage: str, seconds: float) -> AsyncIterator[None]:
+    """Run the block within ``seconds``; past it, cancel the block and raise StageTimeout."""
+    try:
+        async with asyncio.timeout(seconds):
+            yield
+    except TimeoutError:
+        raise StageTimeout(stage, seconds) from None
+
+
+class _Closable(Protocol):
+    def __aiter__(self) -> AsyncIterator[bytes]: ...
+
+    async def aclose(self) -> None: ...
+
+
+class StreamSlots:
+    """Counts open streams per key; :meth:`acquire` refuses past ``limit``."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._open: dict[str, int] = {}
+
+    def in_use(self, key: str) -> int:
+        return self._open.get(key, 0)
+
+    def acquire(self, key: str) -> StreamSlot:
+        count = self._open.get(key, 0)
+        if count >= self.limit:
+            raise TooManyStreams(
+                f"this key already has {count} streams open (limit {self.limit}); "
+                "retry when one finishes"
+            )
+        self._open[key] = count + 1
+        return StreamSlot(self, key)
+
+    def _release(self, key: str) -> None:
+        left = self._open[key] - 1
+        if left:
+            self._open[key] = left
+        else:
+            del self._open[key]
+
+
+class StreamSlot:
+    """One held slot. :meth:`release` is idempotent, so every exit path may call it."""
+
+    __slots__ = ("_key", "_owner")
+
+    def __init__(self, owner: StreamSlots, key: str) -> None:
+        self._owner: StreamSlots | None = owner
+        self._key = key
+
+    def release(self) -> None:
+        if self._owner is not None:
+            self._owner._release(self._key)
+            self._owner = None
+
+    def hold(self, stream: _Closable) -> SlotStream:
+        """The stream, holding this slot until the stream is closed (even if never iterated)."""
+        return SlotStream(stream, self)
+
+
+class SlotStream:
+    """A byte stream that releases its slot when closed. A generator's ``finally`` would not
+    do: a generator closed before its first step never runs it."""
+
+    def __init__(self, stream: _Closable, slot: StreamSlot) -> None:
+        self._stream = stream
+        self._slot = slot
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return self._stream.__aiter__()
+
+    async def aclose(self) -> None:
+        try:
+            await self._stream.aclose()
+        finally:
+            self._slot.release()
