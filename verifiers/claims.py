@@ -3,14 +3,16 @@
 The rule-based decomposer cuts a sentence only at clause boundaries (";", "whereas", ", but",
 ", while", ", and" before a new clause) and never inside a clause, so every claim keeps its
 negation, quantities and time qualifiers; each claim is a verbatim slice of the sentence with its
-offsets. ``LLMDecomposer`` (in ``verifiers.llm_claims``) is the optional alternative.
+offsets. ``LLMDecomposer`` (litellm) is the optional alternative; both are registered by name.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import re
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from verifiers.checks.normalise import content_tokens
 
@@ -32,6 +34,13 @@ _NOT_CHECKWORTHY = re.compile(
 _CLAUSE_BREAK = re.compile(
     r";\s+|,?\s+whereas\s+|,\s+but\s+|,\s+while\s+|,\s+although\s+|,\s+and\s+(?=\w+\s+\w+\s+\w+)"
 )
+_WORD = re.compile(r"[\w%.]*\w%?")
+_DECOMPOSE_PROMPT = (
+    "Split the user's sentence into atomic factual claims. Each claim must stand alone (replace "
+    "pronouns with what they refer to) and keep every negation, number, unit, population and time "
+    'qualifier. Do not add facts. Reply with JSON only: {"claims": ["..."]}'
+)
+_log = logging.getLogger(__name__)
 MIN_CLAIM_WORDS = 4  # a shorter fragment is a qualifier of its neighbour, not a claim
 MIN_CONTENT_TOKENS = 2
 
@@ -105,3 +114,89 @@ def _span(sentence: str, start: int, end: int) -> ClaimSpan:
     lead = len(raw) - len(raw.lstrip())
     text = raw.strip()
     return ClaimSpan(text, start + lead, start + lead + len(text))
+
+
+class LLMDecomposer:
+    """Atomic, self-contained claims from an LLM through litellm; each claim points back to the
+    sentence span holding its words. When the LLM fails or answers nonsense, the rule-based
+    split is used (and logged): decomposition only shapes what is checked, never a verdict."""
+
+    name = "llm"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        timeout_s: float = 60.0,
+    ) -> None:
+        self.model = model
+        self._api_base = api_base
+        self._api_key = api_key
+        self._timeout_s = timeout_s
+
+    def decompose(self, sentence: str) -> list[ClaimSpan]:
+        import litellm
+
+        try:
+            response = litellm.completion(
+                model=self.model,
+                messages=[
+                    {"role": "system", "content": _DECOMPOSE_PROMPT},
+                    {"role": "user", "content": sentence},
+                ],
+                temperature=0,
+                api_base=self._api_base,
+                api_key=self._api_key,
+                timeout=self._timeout_s,
+            )
+            content = response.choices[0].message.content or ""
+            claims = parse_claims(content)
+        except Exception as exc:  # litellm raises many provider-specific types
+            _log.warning(
+                "LLM decomposer %s failed (%s); using rules", self.model, type(exc).__name__
+            )
+            return RuleDecomposer().decompose(sentence)
+        return [locate(claim, sentence) for claim in claims]
+
+
+def parse_claims(content: str) -> list[str]:
+    """The claim strings of a ``{"claims": [...]}`` reply (prose or code fences around it are
+    ignored). Raises ``ValueError`` when there is none."""
+    start, end = content.find("{"), content.rfind("}")
+    data = json.loads(content[start : end + 1]) if 0 <= start < end else None
+    if not isinstance(data, dict) or not isinstance(data.get("claims"), list):
+        raise ValueError("no claims list in the reply")
+    claims = [str(c).strip() for c in data["claims"] if str(c).strip()]
+    if not claims:
+        raise ValueError("empty claims list")
+    return claims
+
+
+def locate(claim: str, sentence: str) -> ClaimSpan:
+    """The claim with the sentence span from its first to its last word that occurs in the
+    sentence (the whole sentence when none does)."""
+    words = {w.casefold() for w in _WORD.findall(claim)}
+    hits = [m for m in _WORD.finditer(sentence) if m.group(0).casefold() in words]
+    if not hits:
+        return ClaimSpan(claim, 0, len(sentence))
+    return ClaimSpan(claim, hits[0].start(), hits[-1].end())
+
+
+DECOMPOSERS: dict[str, type[RuleDecomposer] | type[LLMDecomposer]] = {
+    RuleDecomposer.name: RuleDecomposer,
+    LLMDecomposer.name: LLMDecomposer,
+}
+
+
+def create_decomposer(name: str = RuleDecomposer.name, **options: Any) -> Decomposer:
+    """Build a registered decomposer by name (``rules`` or ``llm``), as config selects it."""
+    try:
+        factory = DECOMPOSERS[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown decomposer {name!r}; choose from {sorted(DECOMPOSERS)}"
+        ) from None
+    decomposer: Decomposer = factory(**options)
+    return decomposer

@@ -1,0 +1,479 @@
+"""The sentence-level verifier: answer + evidence in, a ``ResponseReport`` out.
+
+Pipeline (after VerifAI's cite-then-verify and RT4CHART's local/global passes):
+
+    segment → citations → check-worthiness → claims → windows → local NLI (OR-join)
+            → global NLI over the best windows together → numbers / negation / quote checks
+            → harm → risk, per sentence and, AND-joined, per response
+
+Every step is a component chosen by name from config (``Verifier.from_config``). The engine
+returns a ``ResponseReport`` with ``status=verified`` (``unverified`` when NLI failed) and
+``action=annotate``; the policy engine later sets action, status and rules fired. Synchronous and
+CPU bound: async callers use ``averify`` / ``VerificationStream.afeed``, which run it in a worker
+thread.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import anyio.to_thread
+
+from verifiers._types import (
+    CheckResult,
+    Citation,
+    Claim,
+    Evidence,
+    EvidenceRef,
+    EvidenceSpan,
+    NLILabel,
+    ReportStatus,
+    ResponseReport,
+    SentenceAnnotation,
+    Verdict,
+)
+from verifiers.checks import check_negation, check_numbers, check_quotes
+from verifiers.citations import parse_citations, strip_citations
+from verifiers.claims import ClaimSpan, Decomposer, create_decomposer, is_checkworthy
+from verifiers.harm import HarmScorer, get_harm_scorer
+from verifiers.nli._base import NLIBackend, NLIError, NLIPair, NLIScores
+from verifiers.nli.decide import Decision, Thresholds, decide
+from verifiers.nli.registry import create_backend
+from verifiers.risk import claims_risk, response_risk, support_of
+from verifiers.segment import SentenceSpan, StreamSegmenter, segment
+from verifiers.windows import SentenceEncoder, Window, WindowSelector, evidence_sentences
+
+GLOBAL_WINDOWS = 3  # windows joined into one premise for the global pass
+
+
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    """A check-worthy sentence on its way through the pipeline."""
+
+    span: SentenceSpan
+    index: int
+    citations: tuple[Citation, ...]
+    candidates: tuple[Evidence, ...]
+    claims: tuple[ClaimSpan, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _ClaimOutcome:
+    verdict: Verdict
+    confidence: float
+    evidence: tuple[EvidenceSpan, ...]
+    checks: tuple[CheckResult, ...]
+
+
+@dataclass(slots=True)
+class _Timer:
+    """Milliseconds spent per stage, summed over calls."""
+
+    stages: dict[str, float] = field(default_factory=dict)
+
+    def add(self, stage: str, since: float) -> float:
+        now = time.perf_counter()
+        self.stages[stage] = self.stages.get(stage, 0.0) + (now - since) * 1000
+        return now
+
+
+class Verifier:
+    """Verifies answers against evidence. Thread-safe for concurrent ``verify`` calls as long as
+    its components are (the bundled NLI, the encoder and the rule components are)."""
+
+    def __init__(
+        self,
+        nli: NLIBackend,
+        *,
+        decomposer: Decomposer | None = None,
+        selector: WindowSelector | None = None,
+        harm: HarmScorer | None = None,
+        thresholds: Thresholds | None = None,
+    ) -> None:
+        self.nli = nli
+        self.decomposer = decomposer or create_decomposer("rules")
+        self.selector = selector or WindowSelector()
+        self.harm = harm or get_harm_scorer()
+        # Calibrated thresholds travel with the model (BundledNLI.thresholds); others use defaults.
+        self.thresholds = thresholds or getattr(nli, "thresholds", Thresholds())
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any] | None = None) -> Verifier:
+        """Build from plain config, e.g. ``{"nli": {"name": "hf", "model": "..."},
+        "decomposer": {"name": "rules"}, "harm": {"name": "rules"},
+        "windows": {"per_abstract": 2, "max_windows": 6, "embed": true}}``."""
+        config = config or {}
+        nli_options = dict(config.get("nli", {}))
+        decomposer_options = dict(config.get("decomposer", {}))
+        harm_options = dict(config.get("harm", {}))
+        window_options = dict(config.get("windows", {}))
+        encoder: SentenceEncoder | None = None
+        if window_options.pop("embed", True):
+            from verifiers.embed import Encoder
+
+            encoder = Encoder()
+        return cls(
+            create_backend(nli_options.pop("name", "bundled"), **nli_options),
+            decomposer=create_decomposer(
+                decomposer_options.pop("name", "rules"), **decomposer_options
+            ),
+            selector=WindowSelector(encoder, **window_options),
+            harm=get_harm_scorer(harm_options.pop("name", "rules"), **harm_options),
+        )
+
+    # -- public API -------------------------------------------------------------------------
+
+    def verify(self, answer: str, evidence: Sequence[Evidence]) -> ResponseReport:
+        """Verify a whole answer at once."""
+        timer = _Timer()
+        started = time.perf_counter()
+        spans = segment(answer)
+        timer.add("segment", started)
+        try:
+            sentences = self.annotate(spans, evidence, timer=timer)
+        except NLIError as exc:
+            return self._failed(spans, evidence, str(exc), timer, started)
+        return self.report(sentences, evidence, timer.stages, started)
+
+    async def averify(self, answer: str, evidence: Sequence[Evidence]) -> ResponseReport:
+        """``verify`` in a worker thread, for async callers."""
+        return await anyio.to_thread.run_sync(self.verify, answer, evidence)
+
+    def stream(self, evidence: Sequence[Evidence]) -> VerificationStream:
+        """Incremental verification of a streamed answer."""
+        return VerificationStream(self, evidence)
+
+    def annotate(
+        self,
+        spans: Sequence[SentenceSpan],
+        evidence: Sequence[Evidence],
+        *,
+        first_index: int = 0,
+        timer: _Timer | None = None,
+    ) -> list[SentenceAnnotation]:
+        """Annotate a batch of sentences (offsets into the answer). Raises ``NLIError``."""
+        timer = timer or _Timer()
+        mark = time.perf_counter()
+        ids = [ev.pmid for ev in evidence]
+        by_id = {ev.pmid: ev for ev in evidence}
+        results: dict[int, SentenceAnnotation] = {}
+        pending: list[_Pending] = []
+        for offset, span in enumerate(spans):
+            index = first_index + offset
+            citations = parse_citations(span.text, ids)
+            if not is_checkworthy(strip_citations(span.text, citations)):
+                results[index] = _not_checkworthy(span, index, citations)
+                continue
+            cited = tuple(dict.fromkeys(by_id[c.pmid] for c in citations if c.valid))
+            candidates = cited or tuple(evidence)
+            claims = tuple(self.decomposer.decompose(span.text))
+            pending.append(_Pending(span, index, citations, candidates, claims))
+        mark = timer.add("claims", mark)
+        outcomes = self._judge(pending, timer)
+        mark = time.perf_counter()
+        texts = [_claim_text(p, c) for p in pending for c in p.claims]
+        harms = iter(self.harm.score_batch(texts))
+        judged = iter(outcomes)
+        for item in pending:
+            claims = []
+            for claim_span in item.claims:
+                outcome, assessment = next(judged), next(harms)
+                claims.append(
+                    Claim(
+                        text=_claim_text(item, claim_span),
+                        start=claim_span.start,
+                        end=claim_span.end,
+                        verdict=outcome.verdict,
+                        support=support_of(outcome.verdict) or 0.0,
+                        confidence=outcome.confidence,
+                        harm=assessment.level,
+                        harm_reasons=assessment.reasons,
+                        evidence=outcome.evidence,
+                        checks=outcome.checks,
+                    )
+                )
+            results[item.index] = _sentence(item, tuple(claims), self.quote_checks(item))
+        timer.add("harm", mark)
+        return [results[i] for i in sorted(results)]
+
+    def report(
+        self,
+        sentences: Sequence[SentenceAnnotation],
+        evidence: Sequence[Evidence],
+        latency_ms: Mapping[str, float],
+        started: float,
+    ) -> ResponseReport:
+        """The response-level report: AND-join, counts, risk, evidence used."""
+        counts = Counter({v.value: 0 for v in Verdict})
+        counts.update(s.verdict.value for s in sentences)
+        used = {span.pmid for s in sentences for span in s.evidence}
+        used |= {c.pmid for s in sentences for c in s.citations if c.valid}
+        latency = dict(latency_ms)
+        latency["total"] = (time.perf_counter() - started) * 1000
+        return ResponseReport(
+            status=ReportStatus.VERIFIED,
+            risk=response_risk(sentences),
+            faithful=all(_faithful(s) for s in sentences),
+            counts=dict(counts),
+            sentences=tuple(sentences),
+            evidence=tuple(
+                EvidenceRef(ev.pmid, ev.title, ev.score, ev.retriever)
+                for ev in evidence
+                if ev.pmid in used
+            ),
+            latency_ms={k: round(v, 2) for k, v in latency.items()},
+            model_version=self.nli.version,
+        )
+
+    def quote_checks(self, item: _Pending) -> tuple[CheckResult, ...]:
+        sources = [(ev.pmid, f"{ev.title} {ev.abstract}") for ev in item.candidates]
+        return tuple(check_quotes(item.span.text, sources))
+
+    # -- NLI ------------------------------------------------------------------------------
+
+    def _judge(self, pending: Sequence[_Pending], timer: _Timer) -> list[_ClaimOutcome]:
+        mark = time.perf_counter()
+        flat = [(item, claim) for item in pending for claim in item.claims]
+        texts = [_claim_text(item, claim) for item, claim in flat]
+        windows = self.selector.select(texts, [item.candidates for item, _ in flat])
+        mark = timer.add("windows", mark)
+        pairs = [NLIPair(w.text, text) for text, ws in zip(texts, windows, strict=True) for w in ws]
+        scores = iter(self.nli.predict(pairs) if pairs else [])
+        local = [[next(scores) for _ in ws] for ws in windows]
+        decisions = [decide(s, self.thresholds) for s in local]
+        # Global pass: claims the local OR-join left undecided, over their best windows joined.
+        undecided = [
+            i
+            for i, d in enumerate(decisions)
+            if d.label is NLILabel.NEUTRAL and len(windows[i]) > 1
+        ]
+        joined = [
+            " ".join(w.text for w in _in_order(windows[i][:GLOBAL_WINDOWS])) for i in undecided
+        ]
+        global_scores = (
+            self.nli.predict([NLIPair(p, texts[i]) for p, i in zip(joined, undecided, strict=True)])
+            if undecided
+            else []
+        )
+        global_decisions = dict(zip(undecided, global_scores, strict=True))
+        mark = timer.add("nli", mark)
+        outcomes = []
+        for i, (item, _) in enumerate(flat):
+            outcomes.append(
+                self._outcome(
+                    texts[i], item, windows[i], local[i], decisions[i], global_decisions.get(i)
+                )
+            )
+        timer.add("checks", mark)
+        return outcomes
+
+    def _outcome(
+        self,
+        text: str,
+        item: _Pending,
+        windows: Sequence[Window],
+        scores: Sequence[NLIScores],
+        decision: Decision,
+        global_scores: NLIScores | None,
+    ) -> _ClaimOutcome:
+        label, confidence = decision.label, decision.confidence
+        spans = []
+        if decision.window is not None and decision.label is not NLILabel.NEUTRAL:
+            spans.append(_span(windows[decision.window], scores[decision.window]))
+        if global_scores is not None:
+            joined = decide([global_scores], self.thresholds)
+            if joined.label is not NLILabel.NEUTRAL:
+                label, confidence = joined.label, joined.confidence
+                spans = [_span(w, global_scores) for w in _in_order(windows[:GLOBAL_WINDOWS])]
+        sources = [(ev.pmid, f"{ev.title}. {ev.abstract}") for ev in item.candidates]
+        sentences = [(ev.pmid, s.text) for ev in item.candidates for s in evidence_sentences(ev)]
+        checks = tuple(
+            c
+            for c in (check_numbers(text, sources), check_negation(text, sentences))
+            if c is not None
+        )
+        verdict = {
+            NLILabel.ENTAILMENT: Verdict.SUPPORTED,
+            NLILabel.CONTRADICTION: Verdict.CONTRADICTED,
+            NLILabel.NEUTRAL: Verdict.UNSUPPORTED,
+        }[label]
+        failed = {c.name for c in checks if not c.passed}
+        if "numbers" in failed or ("negation" in failed and verdict is Verdict.SUPPORTED):
+            # The cited evidence states a different quantity, or the claim copies the evidence
+            # with its polarity flipped: NLI models gloss over both.
+            verdict, confidence = Verdict.CONTRADICTED, max(confidence, 0.5)
+        return _ClaimOutcome(verdict, round(confidence, 4), tuple(spans), checks)
+
+    def _failed(
+        self,
+        spans: Sequence[SentenceSpan],
+        evidence: Sequence[Evidence],
+        error: str,
+        timer: _Timer,
+        started: float,
+    ) -> ResponseReport:
+        """NLI could not run: report what the deterministic steps found, never "verified"."""
+        ids = [ev.pmid for ev in evidence]
+        sentences = []
+        for index, span in enumerate(spans):
+            citations = parse_citations(span.text, ids)
+            verdict = Verdict.UNSUPPORTED
+            if any(not c.valid for c in citations):
+                verdict = Verdict.INVALID_CITATION
+            elif not is_checkworthy(strip_citations(span.text, citations)):
+                verdict = Verdict.NOT_CHECKWORTHY
+            sentences.append(
+                SentenceAnnotation(index, span.text, span.start, span.end, verdict, 0.0, citations)
+            )
+        report = self.report(sentences, evidence, timer.stages, started)
+        return replace(report, status=ReportStatus.UNVERIFIED, faithful=False, error=error)
+
+
+class VerificationStream:
+    """Feed text deltas of a streamed answer; get annotations as sentences complete."""
+
+    def __init__(self, verifier: Verifier, evidence: Sequence[Evidence]) -> None:
+        self._verifier = verifier
+        self._evidence = tuple(evidence)
+        self._segmenter = StreamSegmenter()
+        self._sentences: list[SentenceAnnotation] = []
+        self._timer = _Timer()
+        self._started = time.perf_counter()
+        self._error: str | None = None
+
+    def feed(self, delta: str) -> list[SentenceAnnotation]:
+        """Annotations of the sentences that ``delta`` completed (often none)."""
+        return self._annotate(self._segmenter.feed(delta))
+
+    def finish(self) -> ResponseReport:
+        """Annotate the last sentence(s) and return the response-level report."""
+        self._annotate(self._segmenter.flush())
+        report = self._verifier.report(
+            self._sentences, self._evidence, self._timer.stages, self._started
+        )
+        if self._error is not None:
+            return replace(
+                report, status=ReportStatus.UNVERIFIED, faithful=False, error=self._error
+            )
+        return report
+
+    async def afeed(self, delta: str) -> list[SentenceAnnotation]:
+        return await anyio.to_thread.run_sync(self.feed, delta)
+
+    async def afinish(self) -> ResponseReport:
+        return await anyio.to_thread.run_sync(self.finish)
+
+    def _annotate(self, spans: Sequence[SentenceSpan]) -> list[SentenceAnnotation]:
+        if not spans:
+            return []
+        try:
+            annotated = self._verifier.annotate(
+                spans, self._evidence, first_index=len(self._sentences), timer=self._timer
+            )
+        except NLIError as exc:
+            self._error = str(exc)
+            failed = self._verifier._failed(
+                spans, self._evidence, str(exc), self._timer, time.perf_counter()
+            )
+            annotated = [
+                replace(s, index=len(self._sentences) + i) for i, s in enumerate(failed.sentences)
+            ]
+        self._sentences.extend(annotated)
+        return annotated
+
+
+# -- assembling annotations -----------------------------------------------------------------
+
+
+def _claim_text(item: _Pending, claim: ClaimSpan) -> str:
+    """The claim without citation markers (offsets of citations are into the sentence)."""
+    inside = [
+        replace(c, start=c.start - claim.start, end=c.end - claim.start)
+        for c in item.citations
+        if claim.start <= c.start and c.end <= claim.end
+    ]
+    return strip_citations(claim.text, inside)
+
+
+def _sentence(
+    item: _Pending, claims: tuple[Claim, ...], quotes: tuple[CheckResult, ...]
+) -> SentenceAnnotation:
+    verdicts = [c.verdict for c in claims]
+    if Verdict.CONTRADICTED in verdicts:
+        verdict = Verdict.CONTRADICTED
+    elif verdicts and all(v is Verdict.SUPPORTED for v in verdicts):
+        verdict = Verdict.SUPPORTED
+    elif Verdict.SUPPORTED in verdicts:
+        verdict = Verdict.PARTIALLY_SUPPORTED
+    else:
+        verdict = Verdict.UNSUPPORTED
+    if verdict is Verdict.SUPPORTED and any(not q.passed for q in quotes):
+        verdict = Verdict.PARTIALLY_SUPPORTED  # the claim holds but the quoted words do not
+    if any(not c.valid for c in item.citations):
+        verdict = Verdict.INVALID_CITATION
+    elif not item.citations and verdict is not Verdict.CONTRADICTED:
+        verdict = Verdict.UNCITED
+    harm = max((c.harm for c in claims), default=1)
+    reasons = tuple(dict.fromkeys(r for c in claims if c.harm == harm for r in c.harm_reasons))
+    evidence = tuple(dict.fromkeys(span for c in claims for span in c.evidence))
+    return SentenceAnnotation(
+        index=item.index,
+        text=item.span.text,
+        start=item.span.start,
+        end=item.span.end,
+        verdict=verdict,
+        confidence=min((c.confidence for c in claims), default=0.0),
+        citations=item.citations,
+        evidence=evidence,
+        claims=claims,
+        harm=harm,
+        harm_reasons=reasons,
+        risk=claims_risk(claims),
+        checks=quotes + tuple(check for c in claims for check in c.checks),
+    )
+
+
+def _not_checkworthy(
+    span: SentenceSpan, index: int, citations: tuple[Citation, ...]
+) -> SentenceAnnotation:
+    return SentenceAnnotation(
+        index, span.text, span.start, span.end, Verdict.NOT_CHECKWORTHY, 1.0, citations
+    )
+
+
+def _faithful(sentence: SentenceAnnotation) -> bool:
+    """AND-join member: a check-worthy sentence counts only when all its claims are supported
+    and every citation is real."""
+    if sentence.verdict is Verdict.NOT_CHECKWORTHY:
+        return all(c.valid for c in sentence.citations)
+    return (
+        sentence.verdict is not Verdict.INVALID_CITATION
+        and all(c.verdict is Verdict.SUPPORTED for c in sentence.claims)
+        and bool(sentence.claims)
+    )
+
+
+def _span(window: Window, scores: NLIScores) -> EvidenceSpan:
+    label = scores.label
+    score = {
+        NLILabel.ENTAILMENT: scores.entailment,
+        NLILabel.NEUTRAL: scores.neutral,
+        NLILabel.CONTRADICTION: scores.contradiction,
+    }[label]
+    return EvidenceSpan(
+        window.pmid, window.title, window.text, window.start, window.end, label, round(score, 4)
+    )
+
+
+def _in_order(windows: Sequence[Window]) -> list[Window]:
+    """Windows in reading order (abstract, then position), overlaps removed."""
+    ordered: list[Window] = []
+    for window in sorted(windows, key=lambda w: (w.pmid, w.first)):
+        if ordered and ordered[-1].pmid == window.pmid and window.first <= ordered[-1].last:
+            continue
+        ordered.append(window)
+    return ordered
