@@ -1,0 +1,116 @@
+"""JSON Schema of the annotation protocol, generated from the dataclasses in ``verifiers._types``.
+
+The published files beside this module (``response_report.schema.json`` for the response-level
+report, ``sentence_annotation.schema.json`` for one streamed sentence annotation) are this
+generator's output; regenerate them with ``python -m verifiers.schema`` after changing the types.
+A test fails when the files and the dataclasses drift apart.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+from collections.abc import Mapping
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from verifiers._types import SCHEMA_VERSION, ResponseReport, SentenceAnnotation
+
+SCHEMA_DIR = Path(__file__).parent
+ROOTS: Mapping[str, type[Any]] = {
+    "response_report": ResponseReport,
+    "sentence_annotation": SentenceAnnotation,
+}
+_BASE_ID = "https://veriproxy.dev/schema"
+_SCALARS: Mapping[type[Any], str] = {
+    str: "string",
+    int: "integer",
+    float: "number",
+    bool: "boolean",
+}
+
+
+def build_schema(root: type[Any]) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of ``to_json(root instance)``."""
+    definitions: dict[str, Any] = {}
+    name = _snake(root.__name__)
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": f"{_BASE_ID}/{SCHEMA_VERSION}/{name}.schema.json",
+        "title": root.__name__,
+        "description": (root.__doc__ or "").strip(),
+        "x-schema-version": SCHEMA_VERSION,
+        **_object(root, definitions),
+        "$defs": dict(sorted(definitions.items())),
+    }
+
+
+def schema_path(name: str) -> Path:
+    return SCHEMA_DIR / f"{name}.schema.json"
+
+
+def load_schema(name: str) -> dict[str, Any]:
+    """A published schema file, by root name (``response_report`` or ``sentence_annotation``)."""
+    data: dict[str, Any] = json.loads(schema_path(name).read_text(encoding="utf-8"))
+    return data
+
+
+def render(schema: Mapping[str, Any]) -> str:
+    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+
+
+def write_all() -> list[Path]:
+    """Regenerate every published schema file."""
+    paths = []
+    for name, root in ROOTS.items():
+        path = schema_path(name)
+        path.write_text(render(build_schema(root)), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def _object(cls: type[Any], definitions: dict[str, Any]) -> dict[str, Any]:
+    hints = typing.get_type_hints(cls)
+    properties = {f.name: _type(hints[f.name], definitions) for f in dataclasses.fields(cls)}
+    if "schema_version" in properties:
+        properties["schema_version"] = {"const": SCHEMA_VERSION}
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
+def _type(hint: Any, definitions: dict[str, Any]) -> dict[str, Any]:
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return {"anyOf": [_type(a, definitions) for a in args]}
+    if hint is type(None):
+        return {"type": "null"}
+    if origin is tuple:
+        return {"type": "array", "items": _type(args[0], definitions)}
+    if origin in (Mapping, dict) or (origin is not None and issubclass(origin, Mapping)):
+        return {"type": "object", "additionalProperties": _type(args[1], definitions)}
+    if isinstance(hint, type) and issubclass(hint, Enum):
+        return {"type": "string", "enum": [member.value for member in hint]}
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        key = hint.__name__
+        if key not in definitions:
+            definitions[key] = {}  # reserve first: guards against recursion
+            definitions[key] = {
+                "description": (hint.__doc__ or "").strip(),
+                **_object(hint, definitions),
+            }
+        return {"$ref": f"#/$defs/{key}"}
+    if hint in _SCALARS:
+        return {"type": _SCALARS[hint]}
+    raise TypeError(f"no JSON Schema mapping for {hint!r}")
+
+
+def _snake(name: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() and i else c.lower() for i, c in enumerate(name))
