@@ -1,0 +1,70 @@
+"""The app factory: ``create_app(settings, *, transport=None, extensions=..., middleware=...)``.
+
+Dependencies come in as arguments (nothing heavy happens at import): ``transport`` replaces the
+httpx transport (tests may pass ``httpx.MockTransport``; most use a real local emulator),
+``extensions`` plugs request preparers / stream transformers / response finalisers into the
+chat service (see :mod:`proxy.extensions`), ``middleware`` is the slot for plain-ASGI auth and
+rate limiting, and ``readiness_checks`` feed ``/readyz``.
+
+The lifespan opens the pooled httpx client and closes it (and every upstream) on shutdown.
+While running, ``app.state`` holds ``settings``, ``metrics``, ``router``, ``chat_service``,
+``readiness_checks`` and ``ready``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+
+import httpx
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+
+from proxy.chat_service import ChatService
+from proxy.config import Settings
+from proxy.errors import install_error_handlers
+from proxy.extensions import NO_EXTENSIONS, Extensions
+from proxy.metrics import Metrics
+from proxy.middleware import RequestContextMiddleware
+from proxy.routes import routes
+from proxy.upstream import UpstreamRouter, build_http_client
+
+ReadinessCheck = Callable[[], Awaitable[str | None]]
+
+
+def create_app(
+    settings: Settings,
+    *,
+    transport: httpx.AsyncBaseTransport | None = None,
+    extensions: Extensions = NO_EXTENSIONS,
+    middleware: Sequence[Middleware] = (),
+    readiness_checks: Sequence[ReadinessCheck] = (),
+) -> Starlette:
+    app_routes = routes()
+    metrics = Metrics(routes=(route.path for route in app_routes), models=settings.models.keys())
+    secrets = settings.secrets()
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with build_http_client(settings, transport) as client:
+            router = UpstreamRouter(settings, client)
+            app.state.router = router
+            app.state.chat_service = ChatService(router, metrics, extensions, secrets)
+            app.state.ready = True
+            try:
+                yield
+            finally:
+                app.state.ready = False
+                await router.aclose()
+
+    app = Starlette(
+        routes=app_routes,
+        middleware=[Middleware(RequestContextMiddleware, metrics=metrics), *middleware],
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.metrics = metrics
+    app.state.readiness_checks = tuple(readiness_checks)
+    app.state.ready = False
+    install_error_handlers(app, secrets)
+    return app

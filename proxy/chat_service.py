@@ -1,0 +1,149 @@
+"""The work behind ``POST /v1/chat/completions``, callable without HTTP.
+
+``ChatService.complete`` returns the response bytes; ``ChatService.open_stream`` returns the
+SSE byte stream. Both run the extension chains of :mod:`proxy.extensions`:
+
+    preparers -> upstream -> (stream: transformers | non-stream: finalisers) -> client
+
+Streams: errors before the first chunk raise (the route answers with an HTTP error status);
+after that nothing raises -- an upstream that fails mid-stream ends the client's stream with an
+OpenAI-style error event and ``data: [DONE]``. The returned :class:`ManagedStream` owns the
+upstream response: closing it (end of stream, client disconnect, transformer stopping early)
+closes the upstream request at once.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import AsyncIterator, Mapping
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+
+from proxy.errors import ProxyError, UpstreamProtocolError, error_body
+from proxy.extensions import NO_EXTENSIONS, Extensions, RequestContext
+from proxy.metrics import Metrics
+from proxy.protocol import ChatRequest
+from proxy.streaming import DONE, StreamChunk, error_event
+from proxy.upstream import UpstreamRouter
+
+logger = logging.getLogger("veriproxy.chat")
+
+
+@dataclass(frozen=True, slots=True)
+class ChatResponse:
+    body: bytes
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+class ManagedStream:
+    """An SSE byte stream that closes its upstream when closed, even if never iterated."""
+
+    def __init__(self, body: AsyncIterator[bytes], stack: AsyncExitStack) -> None:
+        self._body = body
+        self._stack = stack
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return self._body
+
+    async def aclose(self) -> None:
+        try:
+            aclose = getattr(self._body, "aclose", None)
+            if aclose is not None:
+                await aclose()
+        finally:
+            await self._stack.aclose()
+
+
+class ChatService:
+    def __init__(
+        self,
+        router: UpstreamRouter,
+        metrics: Metrics,
+        extensions: Extensions = NO_EXTENSIONS,
+        secrets: tuple[str, ...] = (),
+    ) -> None:
+        self._router = router
+        self._metrics = metrics
+        self._extensions = extensions
+        self._secrets = secrets
+
+    async def _prepare(self, request: ChatRequest, ctx: RequestContext) -> ChatRequest:
+        for preparer in self._extensions.preparers:
+            request = await preparer.prepare(request, ctx)
+        return request
+
+    async def complete(
+        self, request: ChatRequest, ctx: RequestContext, headers: Mapping[str, str]
+    ) -> ChatResponse:
+        route = self._router.resolve(request.model)
+        request = await self._prepare(request, ctx)
+        started = time.perf_counter()
+        completion = await route.upstream.complete(request, headers)
+        self._observe_first_byte(route.label, False, started)
+        if not self._extensions.finalisers:
+            return ChatResponse(completion.raw, completion.headers)
+        data = completion.data
+        for finaliser in self._extensions.finalisers:
+            data = await finaliser.finalise(data, ctx)
+        return ChatResponse(json.dumps(data, ensure_ascii=False).encode(), completion.headers)
+
+    async def open_stream(
+        self, request: ChatRequest, ctx: RequestContext, headers: Mapping[str, str]
+    ) -> ManagedStream:
+        route = self._router.resolve(request.model)
+        request = await self._prepare(request, ctx)
+        stack = AsyncExitStack()
+        started = time.perf_counter()
+        try:
+            chunks = await stack.enter_async_context(route.upstream.stream(request, headers))
+        except BaseException:
+            await stack.aclose()
+            raise
+        source = _until_done(chunks)
+        for transformer in self._extensions.transformers:
+            source = transformer.transform(source, ctx)
+        return ManagedStream(self._relay(source, route.label, started), stack)
+
+    async def _relay(
+        self, source: AsyncIterator[StreamChunk], label: str, started: float
+    ) -> AsyncIterator[bytes]:
+        first = True
+        self._metrics.streams_in_flight.inc()
+        try:
+            async for chunk in source:
+                if first:
+                    self._observe_first_byte(label, True, started)
+                    first = False
+                yield chunk.raw
+            yield DONE
+        except ProxyError as exc:
+            logger.warning("stream ended by upstream error: %s", exc.message)
+            yield error_event(error_body(exc, self._secrets)[1])
+            yield DONE
+        except Exception as exc:
+            logger.error("stream failed", exc_info=exc)
+            yield error_event(error_body(exc, self._secrets)[1])
+            yield DONE
+        finally:
+            self._metrics.streams_in_flight.dec()
+            aclose = getattr(source, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
+    def _observe_first_byte(self, label: str, stream: bool, started: float) -> None:
+        self._metrics.upstream_first_byte.labels(label, "true" if stream else "false").observe(
+            time.perf_counter() - started
+        )
+
+
+async def _until_done(chunks: AsyncIterator[StreamChunk]) -> AsyncIterator[StreamChunk]:
+    """Upstream chunks up to ``[DONE]``, each checked to be JSON; a stream cut short raises."""
+    async for chunk in chunks:
+        if chunk.is_done:
+            return
+        if chunk.data_text is not None:
+            chunk.data  # noqa: B018 -- parse now so malformed events fail here, not downstream
+        yield chunk
+    raise UpstreamProtocolError("upstream stream ended before [DONE]")

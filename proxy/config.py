@@ -1,0 +1,293 @@
+"""Settings: one YAML file plus ``VERIPROXY_*`` environment variables, validated once at start.
+
+``load_settings(path, environ)`` returns a frozen :class:`Settings`. Precedence, lowest first:
+embedded defaults < YAML file < environment < explicit overrides (CLI flags). Environment
+variables map onto keys with ``__`` for nesting and are parsed as YAML scalars::
+
+    VERIPROXY_PORT=9000                      -> port: 9000
+    VERIPROXY_TIMEOUTS__READ=30              -> timeouts: {read: 30}
+    VERIPROXY_DEFAULT_UPSTREAM__BASE_URL=... -> default_upstream: {base_url: ...}
+
+``VERIPROXY_CONFIG`` names the YAML file when no path is given. Any invalid value raises
+:class:`ConfigError` whose message names the key (``config key timeouts.read: ...``).
+
+An upstream is either OpenAI-compatible (``base_url``) or a litellm model string (``litellm``).
+Its key comes from ``api_key_env`` (an environment variable read at load time) or ``api_key``;
+with neither, the client's own ``Authorization`` header is forwarded. Keys are held in
+:class:`Secret`, whose ``repr`` never shows the value.
+
+Pydantic validates the raw mapping (the config file is a boundary); everything handed to the
+rest of the proxy is a frozen dataclass.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+ENV_PREFIX = "VERIPROXY_"
+CONFIG_ENV = "VERIPROXY_CONFIG"
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8080
+DEFAULT_UPSTREAM_URL = "https://api.openai.com/v1"
+DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
+DEFAULT_DRAIN_SECONDS = 30.0
+
+
+class ConfigError(ValueError):
+    """An invalid configuration; the message names the offending key."""
+
+
+class UnknownModelPolicy(StrEnum):
+    DEFAULT = "default"  # send to the default upstream, model name unchanged
+    REJECT = "reject"  # 404 in OpenAI's format
+
+
+class Secret:
+    """A secret string whose repr/str never reveal it (settings get printed and logged)."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def get(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('**********')"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+
+@dataclass(frozen=True, slots=True)
+class UpstreamSettings:
+    """Where one model's requests go. Exactly one of ``base_url`` / ``litellm_model`` is set."""
+
+    base_url: str | None = None
+    litellm_model: str | None = None
+    # Model name sent upstream; None keeps the name the client asked for.
+    model: str | None = None
+    api_key: Secret | None = None
+
+    @property
+    def kind(self) -> str:
+        return "openai" if self.base_url is not None else "litellm"
+
+
+@dataclass(frozen=True, slots=True)
+class Timeouts:
+    connect: float = 5.0
+    read: float = 600.0
+    write: float = 30.0
+    pool: float = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class PoolLimits:
+    max_connections: int = 512
+    max_keepalive_connections: int = 128
+    keepalive_expiry: float = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    log_level: str = "info"
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    drain_seconds: float = DEFAULT_DRAIN_SECONDS
+    http2: bool = False
+    unknown_model: UnknownModelPolicy = UnknownModelPolicy.DEFAULT
+    default_upstream: UpstreamSettings | None = UpstreamSettings(base_url=DEFAULT_UPSTREAM_URL)
+    models: Mapping[str, UpstreamSettings] = field(default_factory=dict)
+    timeouts: Timeouts = Timeouts()
+    pool: PoolLimits = PoolLimits()
+
+    def secrets(self) -> tuple[str, ...]:
+        """Every configured key, so sanitisers can scrub them from any outgoing text."""
+        upstreams = [self.default_upstream, *self.models.values()]
+        return tuple(u.api_key.get() for u in upstreams if u is not None and u.api_key)
+
+
+# --- validation models (boundary only) ---------------------------------------------------
+
+
+_T = Timeouts()
+_P = PoolLimits()
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _UpstreamModel(_Strict):
+    base_url: str | None = None
+    litellm: str | None = None
+    model: str | None = None
+    api_key: str | None = None
+    api_key_env: str | None = None
+
+    @model_validator(mode="after")
+    def _one_target(self) -> _UpstreamModel:
+        if (self.base_url is None) == (self.litellm is None):
+            raise ValueError("set exactly one of 'base_url' or 'litellm'")
+        if self.base_url is not None and not self.base_url.startswith(("http://", "https://")):
+            raise ValueError("base_url must start with http:// or https://")
+        if self.api_key is not None and self.api_key_env is not None:
+            raise ValueError("set at most one of 'api_key' or 'api_key_env'")
+        return self
+
+
+class _TimeoutsModel(_Strict):
+    connect: float = Field(default=_T.connect, gt=0)
+    read: float = Field(default=_T.read, gt=0)
+    write: float = Field(default=_T.write, gt=0)
+    pool: float = Field(default=_T.pool, gt=0)
+
+
+class _PoolModel(_Strict):
+    max_connections: int = Field(default=_P.max_connections, ge=1)
+    max_keepalive_connections: int = Field(default=_P.max_keepalive_connections, ge=0)
+    keepalive_expiry: float = Field(default=_P.keepalive_expiry, ge=0)
+
+
+class _SettingsModel(_Strict):
+    host: str = DEFAULT_HOST
+    port: int = Field(default=DEFAULT_PORT, ge=0, le=65535)
+    log_level: str = Field(default="info", pattern="^(debug|info|warning|error|critical)$")
+    max_body_bytes: int = Field(default=DEFAULT_MAX_BODY_BYTES, ge=1)
+    drain_seconds: float = Field(default=DEFAULT_DRAIN_SECONDS, ge=0)
+    http2: bool = False
+    unknown_model: UnknownModelPolicy = UnknownModelPolicy.DEFAULT
+    default_upstream: _UpstreamModel | None = _UpstreamModel(base_url=DEFAULT_UPSTREAM_URL)
+    models: dict[str, _UpstreamModel] = Field(default_factory=dict)
+    timeouts: _TimeoutsModel = _TimeoutsModel()
+    pool: _PoolModel = _PoolModel()
+
+
+# --- loading -----------------------------------------------------------------------------
+
+
+def load_settings(
+    path: str | Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> Settings:
+    """Read, merge and validate the configuration. Raises :class:`ConfigError`."""
+    env = os.environ if environ is None else environ
+    raw: dict[str, Any] = {}
+    path = path if path is not None else env.get(CONFIG_ENV) or None
+    if path is not None:
+        raw = _read_yaml(Path(path))
+    _merge(raw, _from_env(env))
+    _merge(raw, {k: v for k, v in (overrides or {}).items() if v is not None})
+    return settings_from_mapping(raw, env)
+
+
+def settings_from_mapping(raw: Mapping[str, Any], environ: Mapping[str, str]) -> Settings:
+    """Validate an already-merged mapping (what tests and embedders build by hand)."""
+    try:
+        parsed = _SettingsModel.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc)) from None
+    return Settings(
+        host=parsed.host,
+        port=parsed.port,
+        log_level=parsed.log_level,
+        max_body_bytes=parsed.max_body_bytes,
+        drain_seconds=parsed.drain_seconds,
+        http2=parsed.http2,
+        unknown_model=parsed.unknown_model,
+        default_upstream=(
+            _upstream(parsed.default_upstream, "default_upstream", environ)
+            if parsed.default_upstream is not None
+            else None
+        ),
+        models={
+            name: _upstream(model, f"models.{name}", environ)
+            for name, model in parsed.models.items()
+        },
+        timeouts=Timeouts(**parsed.timeouts.model_dump()),
+        pool=PoolLimits(**parsed.pool.model_dump()),
+    )
+
+
+def _upstream(model: _UpstreamModel, key: str, environ: Mapping[str, str]) -> UpstreamSettings:
+    api_key: Secret | None = None
+    if model.api_key is not None:
+        api_key = Secret(model.api_key)
+    elif model.api_key_env is not None:
+        value = environ.get(model.api_key_env)
+        if not value:
+            raise ConfigError(
+                f"config key {key}.api_key_env: environment variable {model.api_key_env} is not set"
+            )
+        api_key = Secret(value)
+    return UpstreamSettings(
+        base_url=model.base_url.rstrip("/") if model.base_url else None,
+        litellm_model=model.litellm,
+        model=model.model,
+        api_key=api_key,
+    )
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"config file {path}: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"config file {path}: invalid YAML: {exc}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {path}: the top level must be a mapping")
+    return data
+
+
+def _from_env(environ: Mapping[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, value in environ.items():
+        if not name.startswith(ENV_PREFIX) or name == CONFIG_ENV:
+            continue
+        keys = name[len(ENV_PREFIX) :].lower().split("__")
+        node = out
+        for key in keys[:-1]:
+            node = node.setdefault(key, {})
+        try:
+            node[keys[-1]] = yaml.safe_load(value) if value else value
+        except yaml.YAMLError:
+            node[keys[-1]] = value
+    return out
+
+
+def _merge(base: dict[str, Any], extra: Mapping[str, Any]) -> None:
+    for key, value in extra.items():
+        if isinstance(value, Mapping) and isinstance(base.get(key), dict):
+            _merge(base[key], value)
+        else:
+            base[key] = value
+
+
+def _describe(exc: ValidationError) -> str:
+    lines = []
+    for err in exc.errors():
+        # Drop pydantic's union-branch markers so the key reads like the YAML path.
+        loc = ".".join(str(p) for p in err["loc"] if not str(p).startswith("function-"))
+        message = str(err["msg"]).removeprefix("Value error, ")
+        lines.append(f"config key {loc or '(top level)'}: {message}")
+    return "; ".join(lines)

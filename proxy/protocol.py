@@ -1,0 +1,182 @@
+"""The HTTP boundary of ``POST /v1/chat/completions``: read, validate, split off our options.
+
+Validation is deliberately narrow: ``model`` (non-empty string), ``messages`` (non-empty list of
+objects with a string ``role``) and ``stream`` (bool). Every other field -- tools,
+``response_format``, ``n``, ``stop``, ``logprobs``, ``seed``, ``stream_options``, fields OpenAI
+adds next year -- passes through untouched, because a proxy must forward what it does not know.
+
+Per-request veriproxy options arrive either as a top-level ``veriproxy`` object in the body
+(what ``extra_body={"veriproxy": {...}}`` in the OpenAI SDK produces) or as ``X-Veriproxy-*``
+headers (``X-Veriproxy-Retrieve: false``, ``X-Veriproxy-Policy: strict``). The body wins over a
+header. They are parsed once into :class:`RequestOptions`; the ``veriproxy`` key is removed
+before the request goes upstream. Options this module does not know land in
+``RequestOptions.extra`` so a feature can add one without touching this file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
+from starlette.requests import Request
+
+from proxy.errors import InvalidRequest, PayloadTooLarge
+
+OPTIONS_KEY = "veriproxy"
+OPTION_HEADER_PREFIX = "x-veriproxy-"
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    role: str
+
+
+class ChatCompletionRequestModel(BaseModel):
+    """What we check of a chat completion request; everything else is forwarded as sent."""
+
+    model_config = ConfigDict(extra="allow")
+    model: str = Field(min_length=1)
+    messages: list[_Message] = Field(min_length=1)
+    stream: StrictBool = False
+
+
+class _OptionsModel(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    retrieve: StrictBool | None = None
+    verify: StrictBool | None = None
+    policy: str | None = None
+    documents: list[dict[str, Any]] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RequestOptions:
+    """Per-request veriproxy options; ``None`` means "not given, use the configured default"."""
+
+    retrieve: bool | None = None
+    verify: bool | None = None
+    policy: str | None = None
+    # Client-supplied documents to verify against instead of retrieved evidence, as sent.
+    documents: tuple[Mapping[str, Any], ...] | None = None
+    extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRequest:
+    """A validated chat completion request, ready to forward.
+
+    ``body`` is the JSON object to send upstream (without our ``veriproxy`` key). ``raw`` holds
+    the client's exact bytes while ``body`` is unchanged from them, so the forwarder can send
+    those without re-encoding; :meth:`with_body` drops it.
+    """
+
+    body: Mapping[str, Any]
+    raw: bytes | None = None
+
+    @property
+    def model(self) -> str:
+        return str(self.body["model"])
+
+    @property
+    def stream(self) -> bool:
+        return bool(self.body.get("stream", False))
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return list(self.body["messages"])
+
+    def with_body(self, **changes: Any) -> ChatRequest:
+        """A copy with top-level fields replaced (e.g. ``messages=...`` or ``model=...``)."""
+        return ChatRequest(body={**self.body, **changes}, raw=None)
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request body, refusing more than ``limit`` bytes without buffering past it."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise PayloadTooLarge(f"request body exceeds the limit of {limit} bytes")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise PayloadTooLarge(f"request body exceeds the limit of {limit} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def parse_chat_request(
+    raw: bytes, headers: Mapping[str, str]
+) -> tuple[ChatRequest, RequestOptions]:
+    """Validate a chat completion body; raise :class:`InvalidRequest` naming the bad field."""
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:
+        raise InvalidRequest(f"request body is not valid JSON: {exc.args[0]}") from None
+    if not isinstance(data, dict):
+        raise InvalidRequest("request body must be a JSON object")
+    try:
+        ChatCompletionRequestModel.model_validate(data)
+    except ValidationError as exc:
+        raise _invalid(exc) from None
+    body_options = data.pop(OPTIONS_KEY, None)
+    options = parse_options(body_options, headers)
+    return ChatRequest(body=data, raw=raw if body_options is None else None), options
+
+
+def parse_options(body_options: object, headers: Mapping[str, str]) -> RequestOptions:
+    merged: dict[str, Any] = {}
+    for name, value in headers.items():
+        lowered = name.lower()
+        if lowered.startswith(OPTION_HEADER_PREFIX):
+            key = lowered[len(OPTION_HEADER_PREFIX) :].replace("-", "_")
+            merged[key] = _header_value(value)
+    if body_options is not None:
+        if not isinstance(body_options, dict):
+            raise InvalidRequest("'veriproxy' must be an object", param=OPTIONS_KEY)
+        merged.update(body_options)
+    try:
+        parsed = _OptionsModel.model_validate(merged)
+    except ValidationError as exc:
+        raise _invalid(exc, prefix=OPTIONS_KEY) from None
+    return RequestOptions(
+        retrieve=parsed.retrieve,
+        verify=parsed.verify,
+        policy=parsed.policy,
+        documents=tuple(parsed.documents) if parsed.documents is not None else None,
+        extra=MappingProxyType(dict(parsed.model_extra or {})),
+    )
+
+
+def _header_value(value: str) -> Any:
+    """Headers carry text; read JSON scalars/objects so ``false`` and ``3`` mean what they say."""
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
+
+
+def _invalid(exc: ValidationError, prefix: str | None = None) -> InvalidRequest:
+    err = exc.errors()[0]
+    parts = [prefix] if prefix else []
+    parts += [str(p) for p in err["loc"]]
+    param = ".".join(parts) or None
+    message = str(err["msg"])
+    if err["type"] == "missing":
+        message = f"missing required field '{param}'"
+    else:
+        message = f"invalid field '{param}': {message}"
+    return InvalidRequest(message, param=param)
+
+
+# Client headers that travel upstream. ``authorization`` is dropped by an upstream that has its
+# own key configured; everything else (cookies, our X-Veriproxy-* options, hop-by-hop headers)
+# stays here.
+FORWARDED_HEADERS = ("authorization", "openai-organization", "openai-project", "openai-beta")
+
+
+def forwardable_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    return {name: headers[name] for name in FORWARDED_HEADERS if name in headers}

@@ -1,0 +1,11 @@
+"""Thin HTTP routes: parse, call a service, respond. The work lives in services."""
+
+from __future__ import annotations
+
+from starlette.routing import Route
+
+from proxy.routes import chat, health, metrics, models
+
+
+def routes() -> list[Route]:
+    return [*chat.ROUTES, *models.ROUTES, *health.ROUTES, *metrics.ROUTES]

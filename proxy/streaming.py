@@ -1,0 +1,149 @@
+"""Server-sent events: framing upstream bytes into chunks, encoding ours, and the response.
+
+A :class:`StreamChunk` keeps the upstream's exact bytes (``raw``) next to the parsed payload,
+so an untouched chunk is forwarded byte-for-byte; a chunk built by a transformer
+(:meth:`StreamChunk.from_data`) is encoded as ``data: {json}\\n\\n``. ``[DONE]`` is not a chunk:
+the chat service writes it last.
+
+:class:`SSEResponse` is Starlette's ``StreamingResponse`` with two guarantees the base class
+does not give under every ASGI version: it always races the body against the client's
+``http.disconnect`` (so a client that goes away cancels the upstream read at once, event-driven,
+no polling), and it always ``aclose()``\\ s the body iterator, so the upstream response context
+exits even when the client vanished before the first chunk. ``text/event-stream`` is never
+compressed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import anyio
+from starlette.responses import StreamingResponse
+from starlette.types import Receive, Scope, Send
+
+from proxy.errors import UpstreamProtocolError
+
+DONE = b"data: [DONE]\n\n"
+SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
+
+
+@dataclass(frozen=True)
+class StreamChunk:
+    """One SSE event. ``data`` is the parsed JSON payload, or None for comments/keep-alives."""
+
+    raw: bytes
+    data_text: str | None = None
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> StreamChunk:
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        return cls(raw=b"data: " + text.encode() + b"\n\n", data_text=text)
+
+    @cached_property
+    def data(self) -> dict[str, Any] | None:
+        if self.data_text is None:
+            return None
+        try:
+            value = json.loads(self.data_text)
+        except ValueError:
+            raise UpstreamProtocolError("upstream sent a stream event that is not JSON") from None
+        if not isinstance(value, dict):
+            raise UpstreamProtocolError("upstream stream event is not a JSON object")
+        return value
+
+    @property
+    def is_done(self) -> bool:
+        return self.data_text is not None and self.data_text.strip() == "[DONE]"
+
+
+def error_event(body: Mapping[str, Any]) -> bytes:
+    """The terminal error event OpenAI-style streams end with (followed by ``[DONE]``)."""
+    return b"data: " + json.dumps(body, separators=(",", ":")).encode() + b"\n\n"
+
+
+class SSEFramer:
+    """Splits a byte stream into SSE events at blank lines, keeping each event's exact bytes."""
+
+    __slots__ = ("_buffer",)
+
+    def __init__(self) -> None:
+        self._buffer = b""
+
+    def feed(self, data: bytes) -> list[StreamChunk]:
+        self._buffer += data
+        events: list[StreamChunk] = []
+        while True:
+            end, sep_len = _event_end(self._buffer)
+            if end < 0:
+                return events
+            raw = self._buffer[: end + sep_len]
+            self._buffer = self._buffer[end + sep_len :]
+            events.append(StreamChunk(raw=raw, data_text=self._payload(raw[:end])))
+
+    @property
+    def pending(self) -> bytes:
+        """Bytes of an unterminated event (non-empty at EOF means the stream was cut)."""
+        return self._buffer
+
+    @staticmethod
+    def _payload(block: bytes) -> str | None:
+        lines = block.replace(b"\r\n", b"\n").split(b"\n")
+        data = [line[5:].removeprefix(b" ") for line in lines if line.startswith(b"data:")]
+        if not data:
+            return None
+        return b"\n".join(data).decode("utf-8", "replace")
+
+
+def _event_end(buffer: bytes) -> tuple[int, int]:
+    lf = buffer.find(b"\n\n")
+    crlf = buffer.find(b"\r\n\r\n")
+    if crlf >= 0 and (lf < 0 or crlf < lf):
+        return crlf, 4
+    return lf, 2
+
+
+async def frame_sse(byte_stream: AsyncIterator[bytes]) -> AsyncIterator[StreamChunk]:
+    """SSE events from a byte stream; raises :class:`UpstreamProtocolError` on a cut stream."""
+    framer = SSEFramer()
+    async for data in byte_stream:
+        for chunk in framer.feed(data):
+            yield chunk
+    if framer.pending.strip():
+        raise UpstreamProtocolError("upstream stream ended in the middle of an event")
+
+
+class SSEResponse(StreamingResponse):
+    media_type = "text/event-stream"
+
+    def __init__(
+        self, content: AsyncIterator[bytes], headers: Mapping[str, str] | None = None
+    ) -> None:
+        super().__init__(content, headers={**SSE_HEADERS, **(headers or {})})
+        self._content = content
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            async with anyio.create_task_group() as tg:
+
+                async def stream_then_stop() -> None:
+                    await self.stream_response(send)
+                    tg.cancel_scope.cancel()
+
+                async def wait_disconnect_then_stop() -> None:
+                    await self.listen_for_disconnect(receive)
+                    tg.cancel_scope.cancel()
+
+                tg.start_soon(stream_then_stop)
+                tg.start_soon(wait_disconnect_then_stop)
+        except* OSError:
+            # The client went away while we were sending; nothing left to tell it.
+            pass
+        finally:
+            aclose = getattr(self._content, "aclose", None)
+            if aclose is not None:
+                with anyio.CancelScope(shield=True):
+                    await aclose()

@@ -1,0 +1,107 @@
+"""Non-OpenAI providers (``anthropic/...``, ``bedrock/...``, ...) through litellm.
+
+litellm translates the OpenAI-shaped request to the provider's API and the answer back to
+OpenAI's wire format (streaming included); we serialise its objects as OpenAI JSON. litellm is
+imported on first use, since the import takes seconds and most deployments never need it; its
+remote model-price list is never fetched (``LITELLM_LOCAL_MODEL_COST_MAP``).
+
+litellm's exceptions map onto ours here: ``Timeout`` -> 504, ``APIConnectionError`` -> 502,
+anything carrying a ``status_code`` -> that status with the provider's message.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
+from typing import Any
+
+from proxy.config import Timeouts, UpstreamSettings
+from proxy.errors import (
+    ProxyError,
+    UpstreamError,
+    UpstreamHTTPError,
+    UpstreamTimeout,
+    UpstreamUnavailable,
+)
+from proxy.protocol import ChatRequest
+from proxy.streaming import DONE, StreamChunk
+from proxy.upstream._base import Completion
+
+# Never reach out for litellm's model-price list at import: the proxy may run offline.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
+class LiteLLMUpstream:
+    def __init__(self, settings: UpstreamSettings, timeouts: Timeouts) -> None:
+        assert settings.litellm_model is not None
+        self._settings = settings
+        self._timeout = timeouts.read
+
+    def _kwargs(self, request: ChatRequest, headers: Mapping[str, str]) -> dict[str, Any]:
+        kwargs = dict(request.body)
+        kwargs["model"] = self._settings.model or self._settings.litellm_model
+        kwargs["timeout"] = self._timeout
+        if self._settings.api_key is not None:
+            kwargs["api_key"] = self._settings.api_key.get()
+        elif headers.get("authorization", "").lower().startswith("bearer "):
+            kwargs["api_key"] = headers["authorization"][7:].strip()
+        return kwargs
+
+    async def complete(self, request: ChatRequest, headers: Mapping[str, str]) -> Completion:
+        import litellm
+
+        with _map_litellm_errors():
+            response = await litellm.acompletion(**self._kwargs(request, headers))
+        return Completion(raw=response.model_dump_json(exclude_none=True).encode())
+
+    @asynccontextmanager
+    async def stream(
+        self, request: ChatRequest, headers: Mapping[str, str]
+    ) -> AsyncIterator[AsyncIterator[StreamChunk]]:
+        import litellm
+
+        kwargs = self._kwargs(request, headers)
+        kwargs["stream"] = True
+        with _map_litellm_errors():
+            wrapper = await litellm.acompletion(**kwargs)
+        try:
+            yield _chunks(wrapper)
+        finally:
+            close = getattr(wrapper, "aclose", None)
+            if close is not None:
+                await close()
+
+    async def aclose(self) -> None:
+        """litellm owns its own clients; nothing per-upstream to close."""
+
+
+async def _chunks(wrapper: Any) -> AsyncIterator[StreamChunk]:
+    with _map_litellm_errors():
+        async for chunk in wrapper:
+            yield StreamChunk.from_data(chunk.model_dump(exclude_none=True))
+    # litellm ends its iterator where OpenAI sends [DONE]; restore the terminator.
+    yield StreamChunk(raw=DONE, data_text="[DONE]")
+
+
+@contextmanager
+def _map_litellm_errors() -> Iterator[None]:
+    import litellm
+
+    try:
+        yield
+    except ProxyError:
+        raise
+    except litellm.Timeout as exc:
+        raise UpstreamTimeout("upstream timed out") from exc
+    except litellm.APIConnectionError as exc:
+        raise UpstreamUnavailable(f"could not reach upstream: {_message(exc)}") from exc
+    except Exception as exc:  # litellm raises many types; anything with a status is HTTP.
+        status = getattr(exc, "status_code", None)
+        if isinstance(status, int) and 400 <= status <= 599:
+            raise UpstreamHTTPError(status, _message(exc)) from exc
+        raise UpstreamError(f"upstream call failed: {type(exc).__name__}") from exc
+
+
+def _message(exc: BaseException) -> str:
+    return str(getattr(exc, "message", None) or exc)

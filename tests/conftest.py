@@ -1,0 +1,54 @@
+"""Shared end-to-end fixtures: a real upstream emulator and a real proxy, both on loopback.
+
+* ``emulator`` -- :class:`proxy.emulator.Emulator` served by uvicorn on a free port. Use
+  ``emulator.base_url`` as an OpenAI ``base_url``; ``emulator.emulator.reply`` sets the answer;
+  ``emulator.stats`` records requests and stream cancellations.
+* ``proxy_factory(config=None, **create_app_kwargs)`` -- starts a proxy whose default upstream
+  is the emulator; ``config`` is merged over that (same keys as the YAML file), the keyword
+  arguments go to ``create_app`` (``extensions=``, ``middleware=``, ...).
+* ``proxy`` -- ``proxy_factory()`` with defaults. ``proxy.base_url`` goes to ``openai.OpenAI``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import pytest
+
+from proxy.app import create_app
+from proxy.config import settings_from_mapping
+from proxy.emulator import Emulator
+from proxy.server_thread import RunningEmulator, RunningProxy, ServerThread
+
+ProxyFactory = Callable[..., RunningProxy]
+
+
+@pytest.fixture
+def emulator() -> Iterator[RunningEmulator]:
+    emu = Emulator()
+    with ServerThread(emu.app()) as server:
+        yield RunningEmulator(emu, server.url)
+
+
+@pytest.fixture
+def proxy_factory(emulator: RunningEmulator) -> Iterator[ProxyFactory]:
+    servers: list[ServerThread] = []
+
+    def start(config: Mapping[str, Any] | None = None, **app_kwargs: Any) -> RunningProxy:
+        raw: dict[str, Any] = {"default_upstream": {"base_url": emulator.base_url}}
+        raw.update(config or {})
+        settings = settings_from_mapping(raw, environ={})
+        app = create_app(settings, **app_kwargs)
+        server = ServerThread(app).start()
+        servers.append(server)
+        return RunningProxy(app, settings, server.url)
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+@pytest.fixture
+def proxy(proxy_factory: ProxyFactory) -> RunningProxy:
+    return proxy_factory()
