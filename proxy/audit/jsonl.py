@@ -1,0 +1,86 @@
+"""Append-only JSONL audit file, safe for several worker processes writing one file.
+
+Each append takes an exclusive ``flock``, checks whether another process appended since this one
+last wrote (the file size moved), re-reads the chain head from the last line if so, and appends
+one chained entry. The head survives restarts because it is read back from the file.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from proxy.audit.chain import GENESIS, ChainReport, make_entry, verify_entries
+
+_TAIL_CHUNK = 64 * 1024
+
+
+class AuditFileError(Exception):
+    """The audit file cannot be read as a chain (not JSON, truncated line)."""
+
+
+class JsonlSink:
+    def __init__(self, path: str | Path, *, fsync: bool = False) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fsync = fsync
+        self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+        self._head = GENESIS
+        self._size = -1  # file size after our last append; -1 forces a re-read
+
+    def write(self, record: Mapping[str, Any]) -> str:
+        """Append one record; returns its chain hash."""
+        fcntl.flock(self._fd, fcntl.LOCK_EX)
+        try:
+            size = os.fstat(self._fd).st_size
+            if size != self._size:
+                self._head = _last_hash(self._fd, size)
+            entry = make_entry(self._head, record)
+            line = (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+            os.write(self._fd, line)
+            if self._fsync:
+                os.fsync(self._fd)
+            self._head = entry["hash"]
+            self._size = size + len(line)
+            return self._head
+        finally:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+    def close(self) -> None:
+        os.close(self._fd)
+
+
+def _last_hash(fd: int, size: int) -> str:
+    if size == 0:
+        return GENESIS
+    start = max(0, size - _TAIL_CHUNK)
+    tail = os.pread(fd, size - start, start)
+    lines = tail.rstrip(b"\n").rsplit(b"\n", 1)
+    if start > 0 and len(lines) < 2:
+        raise AuditFileError("last audit line is longer than the tail window")
+    try:
+        return str(json.loads(lines[-1])["hash"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise AuditFileError(f"cannot read the chain head from the last line: {exc}") from None
+
+
+def read_entries(path: str | Path) -> Iterator[dict[str, Any]]:
+    with open(path, encoding="utf-8") as fh:
+        for number, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise AuditFileError(f"line {number}: not JSON ({exc.msg})") from None
+
+
+def verify_file(path: str | Path) -> ChainReport:
+    try:
+        return verify_entries(read_entries(path))
+    except AuditFileError as exc:
+        return ChainReport(False, 0, GENESIS, None, str(exc))

@@ -1,0 +1,38 @@
+"""The audit log: one record per response, to a JSONL file and/or a Redis Stream."""
+
+from __future__ import annotations
+
+from proxy.audit.jsonl import JsonlSink
+from proxy.audit.record import AuditRecord
+from proxy.audit.redis_stream import RedisStreamSink
+
+
+class AuditLog:
+    """Writes each record to every configured sink. With no sink it is a no-op."""
+
+    def __init__(
+        self, *, jsonl: JsonlSink | None = None, redis: RedisStreamSink | None = None
+    ) -> None:
+        self.jsonl = jsonl
+        self.redis = redis
+
+    @property
+    def enabled(self) -> bool:
+        return self.jsonl is not None or self.redis is not None
+
+    def write(self, record: AuditRecord) -> None:
+        body = record.to_dict()
+        if self.jsonl is not None:
+            self.jsonl.write(body)
+        if self.redis is not None:
+            self.redis.submit(body)
+
+    async def start(self) -> None:
+        if self.redis is not None:
+            await self.redis.start()
+
+    async def aclose(self) -> None:
+        if self.redis is not None:
+            await self.redis.aclose()
+        if self.jsonl is not None:
+            self.jsonl.close()

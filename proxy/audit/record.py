@@ -1,0 +1,133 @@
+"""The audit record: one per response, built from the final :class:`ResponseReport`.
+
+It holds what an auditor needs to reconstruct a decision (who, which model and policy, every
+sentence's verdict, harm, action and evidence PMIDs, the risk and the latencies) and, only when
+configured, the prompt and answer text, which may hold patient data.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from verifiers import ResponseReport, SentenceAnnotation
+
+
+@dataclass(frozen=True, slots=True)
+class ResponseContext:
+    """What the proxy knows about a response besides its report."""
+
+    request_id: str
+    tenant: str
+    model: str
+    route: str = "/v1/chat/completions"
+    prompt: str | None = None
+    answer: str | None = None
+    latency_ms: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class AuditSentence:
+    index: int
+    verdict: str
+    harm: int
+    action: str
+    pmids: tuple[str, ...]
+    risk: float
+
+
+@dataclass(frozen=True, slots=True)
+class AuditRecord:
+    request_id: str
+    time: float  # Unix seconds
+    tenant: str
+    model: str
+    route: str
+    policy: str
+    status: str
+    action: str
+    shadow: bool
+    risk: float
+    rules_fired: tuple[str, ...]
+    sentences: tuple[AuditSentence, ...]
+    latency_ms: Mapping[str, float]
+    model_version: str
+    error: str | None = None
+    prompt: str | None = None
+    answer: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "request_id": self.request_id,
+            "time": self.time,
+            "tenant": self.tenant,
+            "model": self.model,
+            "route": self.route,
+            "policy": self.policy,
+            "status": self.status,
+            "action": self.action,
+            "shadow": self.shadow,
+            "risk": self.risk,
+            "rules_fired": list(self.rules_fired),
+            "sentences": [
+                {
+                    "index": s.index,
+                    "verdict": s.verdict,
+                    "harm": s.harm,
+                    "action": s.action,
+                    "pmids": list(s.pmids),
+                    "risk": s.risk,
+                }
+                for s in self.sentences
+            ],
+            "latency_ms": dict(self.latency_ms),
+            "model_version": self.model_version,
+            "error": self.error,
+            "prompt": self.prompt,
+            "answer": self.answer,
+        }
+
+
+def _pmids(sentence: SentenceAnnotation) -> tuple[str, ...]:
+    """Evidence PMIDs that decided the sentence, then those it cites, without repeats."""
+    found = [span.pmid for span in sentence.evidence]
+    found += [span.pmid for claim in sentence.claims for span in claim.evidence]
+    found += [citation.pmid for citation in sentence.citations]
+    return tuple(dict.fromkeys(found))
+
+
+def build_record(
+    report: ResponseReport, ctx: ResponseContext, *, include_text: bool, now: float | None = None
+) -> AuditRecord:
+    latency = {**report.latency_ms, **ctx.latency_ms}
+    return AuditRecord(
+        request_id=ctx.request_id,
+        time=time.time() if now is None else now,
+        tenant=ctx.tenant,
+        model=ctx.model,
+        route=ctx.route,
+        policy=report.policy,
+        status=report.status.value,
+        action=report.action.value,
+        shadow=report.shadow,
+        risk=report.risk,
+        rules_fired=report.rules_fired,
+        sentences=tuple(
+            AuditSentence(
+                index=s.index,
+                verdict=s.verdict.value,
+                harm=s.harm,
+                action=s.action.value,
+                pmids=_pmids(s),
+                risk=s.risk,
+            )
+            for s in report.sentences
+        ),
+        latency_ms=latency,
+        model_version=report.model_version,
+        error=report.error,
+        prompt=ctx.prompt if include_text else None,
+        answer=ctx.answer if include_text else None,
+    )

@@ -1,0 +1,48 @@
+"""Shared state: Redis link with degradation tracking, caches, rate limits and notices.
+
+Every component has an in-memory form (the embedded default, no server needed) and a Redis
+form (shared by replicas) behind one interface; the Redis forms keep serving from memory while
+Redis is unreachable and count each fallback.
+"""
+
+from proxy.state._events import NullObserver, StateObserver
+from proxy.state._redis import UNAVAILABLE, RedisLink, RedisSettings
+from proxy.state.cache import Cache, MemoryCache, RedisCache, cache_key
+from proxy.state.notices import (
+    POLICY_RELOAD,
+    RESYNC,
+    LocalNotices,
+    Notice,
+    Notices,
+    RedisNotices,
+)
+from proxy.state.ratelimit import (
+    Decision,
+    Limits,
+    MemoryRateLimiter,
+    RateLimiter,
+    RedisRateLimiter,
+)
+
+__all__ = [
+    "POLICY_RELOAD",
+    "RESYNC",
+    "UNAVAILABLE",
+    "Cache",
+    "Decision",
+    "Limits",
+    "LocalNotices",
+    "MemoryCache",
+    "MemoryRateLimiter",
+    "Notice",
+    "Notices",
+    "NullObserver",
+    "RateLimiter",
+    "RedisCache",
+    "RedisLink",
+    "RedisNotices",
+    "RedisRateLimiter",
+    "RedisSettings",
+    "StateObserver",
+    "cache_key",
+]

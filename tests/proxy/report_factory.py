@@ -1,0 +1,65 @@
+"""Real :class:`verifiers.ResponseReport` objects for the metrics and audit tests."""
+
+from __future__ import annotations
+
+from verifiers import (
+    Action,
+    Citation,
+    EvidenceSpan,
+    NLILabel,
+    ReportStatus,
+    ResponseReport,
+    SentenceAnnotation,
+    Verdict,
+)
+
+
+def sentence(
+    index: int,
+    verdict: Verdict,
+    harm: int = 1,
+    *,
+    pmids: tuple[str, ...] = (),
+    cited: tuple[tuple[str, bool], ...] = (),
+    action: Action = Action.ANNOTATE,
+) -> SentenceAnnotation:
+    text = f"Sentence {index}."
+    return SentenceAnnotation(
+        index=index,
+        text=text,
+        start=index * 20,
+        end=index * 20 + len(text),
+        verdict=verdict,
+        confidence=0.9,
+        citations=tuple(
+            Citation(raw=f"[PMID:{p}]", pmid=p, start=0, end=5, valid=ok) for p, ok in cited
+        ),
+        evidence=tuple(
+            EvidenceSpan(p, "Title", "span", 0, 4, NLILabel.ENTAILMENT, 0.95) for p in pmids
+        ),
+        harm=harm,
+        risk=1.0 if verdict is Verdict.SUPPORTED else 0.0,
+        action=action,
+    )
+
+
+def report(
+    sentences: tuple[SentenceAnnotation, ...],
+    *,
+    status: ReportStatus = ReportStatus.VERIFIED,
+    risk: float = 1.0,
+    policy: str = "default",
+) -> ResponseReport:
+    counts: dict[str, int] = {}
+    for s in sentences:
+        counts[s.verdict.value] = counts.get(s.verdict.value, 0) + 1
+    return ResponseReport(
+        status=status,
+        risk=risk,
+        faithful=all(s.verdict is Verdict.SUPPORTED for s in sentences),
+        counts=counts,
+        sentences=sentences,
+        policy=policy,
+        latency_ms={"retrieval": 12.5, "verification": 40.0},
+        model_version="nli-test-1",
+    )

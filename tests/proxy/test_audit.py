@@ -1,0 +1,235 @@
+"""The audit log: complete records, a chain that verifies and catches tampering, JSONL from
+several processes, Redis Streams across replicas and through a Redis crash."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import multiprocessing
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import redis.asyncio as aioredis
+from redis_helpers import SHARED_URL, delete_prefix, fresh_prefix, private_redis
+from report_factory import report, sentence
+
+from proxy.audit import (
+    GENESIS,
+    AuditLog,
+    JsonlSink,
+    RedisStreamSink,
+    ResponseContext,
+    build_record,
+    read_entries,
+    stream_entries,
+    verify_entries,
+    verify_file,
+    verify_redis,
+)
+from proxy.cli import main
+from proxy.state import RedisLink, RedisSettings
+from verifiers import Action, ReportStatus, Verdict
+
+CTX = ResponseContext(
+    request_id="req-1",
+    tenant="acme",
+    model="gpt-x",
+    prompt="Does aspirin reduce fever?",
+    answer="Aspirin reduces fever [PMID:111]. It cures cancer.",
+    latency_ms={"upstream_total": 300.0},
+)
+REPORT = report(
+    (
+        sentence(0, Verdict.SUPPORTED, 2, pmids=("111",), cited=(("111", True),)),
+        sentence(1, Verdict.UNSUPPORTED, 5, action=Action.FLAG, cited=(("999", False),)),
+    ),
+    status=ReportStatus.FLAGGED,
+    risk=0.25,
+    policy="clinical",
+)
+
+
+def test_record_holds_every_decision_and_text_only_when_asked() -> None:
+    body = build_record(REPORT, CTX, include_text=False, now=1000.0).to_dict()
+    assert body["request_id"] == "req-1" and body["tenant"] == "acme"
+    assert (body["model"], body["policy"], body["status"]) == ("gpt-x", "clinical", "flagged")
+    assert body["risk"] == 0.25
+    assert body["sentences"] == [
+        {"index": 0, "verdict": "supported", "harm": 2, "action": "annotate",
+         "pmids": ["111"], "risk": 1.0},
+        {"index": 1, "verdict": "unsupported", "harm": 5, "action": "flag",
+         "pmids": ["999"], "risk": 0.0},
+    ]  # fmt: skip
+    assert body["latency_ms"] == {"retrieval": 12.5, "verification": 40.0, "upstream_total": 300}
+    assert body["prompt"] is None and body["answer"] is None
+    with_text = build_record(REPORT, CTX, include_text=True).to_dict()
+    assert with_text["prompt"] == CTX.prompt and with_text["answer"] == CTX.answer
+
+
+def _write(path: Path, n: int) -> None:
+    sink = JsonlSink(path)
+    for i in range(n):
+        sink.write(build_record(REPORT, CTX, include_text=False, now=float(i)).to_dict())
+    sink.close()
+
+
+def test_jsonl_chain_verifies_and_survives_reopen(tmp_path: Path) -> None:
+    path = tmp_path / "audit" / "log.jsonl"
+    _write(path, 3)
+    _write(path, 2)  # a restarted proxy continues the same chain
+    result = verify_file(path)
+    assert (result.ok, result.count) == (True, 5)
+    entries = list(read_entries(path))
+    assert entries[0]["prev"] == GENESIS
+    assert all(b["prev"] == a["hash"] for a, b in itertools.pairwise(entries))
+    assert main(["audit", "verify", str(path)]) == 0
+
+
+@pytest.mark.parametrize("tamper", ["edit", "delete", "swap"])
+def test_jsonl_tampering_is_detected(tmp_path: Path, tamper: str, capsys) -> None:
+    path = tmp_path / "log.jsonl"
+    _write(path, 4)
+    lines = path.read_text().splitlines()
+    if tamper == "edit":
+        entry = json.loads(lines[1])
+        entry["record"]["sentences"][1]["verdict"] = "supported"
+        lines[1] = json.dumps(entry)
+    elif tamper == "delete":
+        del lines[2]
+    else:
+        lines[1], lines[2] = lines[2], lines[1]
+    path.write_text("\n".join(lines) + "\n")
+    result = verify_file(path)
+    assert not result.ok
+    assert result.bad_index in (1, 2)
+    assert main(["audit", "verify", str(path)]) == 1
+    assert "BROKEN" in capsys.readouterr().out
+
+
+def test_jsonl_from_several_processes_is_one_chain(tmp_path: Path) -> None:
+    path = tmp_path / "shared.jsonl"
+    ctx = multiprocessing.get_context("fork")
+    workers = [ctx.Process(target=_write, args=(path, 25)) for _ in range(3)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(timeout=30)
+    result = verify_file(path)
+    assert (result.ok, result.count) == (True, 75)
+
+
+@pytest.fixture
+async def link() -> AsyncIterator[RedisLink]:
+    prefix = fresh_prefix()
+    link = RedisLink(RedisSettings(SHARED_URL, prefix=prefix))
+    yield link
+    await link.aclose()
+    delete_prefix(prefix)
+
+
+async def test_redis_stream_from_two_replicas_is_one_verified_chain(link: RedisLink) -> None:
+    stream = link.key("audit")
+    other = RedisLink(RedisSettings(SHARED_URL, prefix=link.prefix))
+    replicas = [
+        AuditLog(redis=RedisStreamSink(link, stream)),
+        AuditLog(redis=RedisStreamSink(other, stream)),
+    ]
+    for log in replicas:
+        await log.start()
+    for i in range(20):
+        ctx = ResponseContext(request_id=f"req-{i}", tenant="acme", model="gpt-x")
+        replicas[i % 2].write(build_record(REPORT, ctx, include_text=False))
+    for log in replicas:
+        assert log.redis is not None
+        assert await log.redis.flush(timeout=10)
+        await log.aclose()
+    await other.aclose()
+    result = await verify_redis(SHARED_URL, stream)
+    assert (result.ok, result.count) == (True, 20)
+    entries = [e async for e in stream_entries(link.client, stream)]
+    assert sorted(e["record"]["request_id"] for e in entries) == sorted(
+        f"req-{i}" for i in range(20)
+    )
+    cli = ["audit", "verify", "--redis", SHARED_URL, "--stream", stream]
+    assert await asyncio.to_thread(main, cli) == 0
+
+
+async def test_redis_stream_tampering_is_detected(link: RedisLink) -> None:
+    stream = link.key("audit")
+    sink = RedisStreamSink(link, stream)
+    await sink.start()
+    for i in range(3):
+        sink.submit({"n": i})
+    assert await sink.flush(timeout=10)
+    await sink.aclose()
+    entries = [e async for e in stream_entries(link.client, stream)]
+    await link.client.xdel(stream, entries[1]["id"])
+    assert (await verify_redis(SHARED_URL, stream)).bad_index == 1
+
+
+class Counts:
+    def __init__(self) -> None:
+        self.degraded = 0
+        self.dropped = 0
+        self.pending: list[int] = []
+
+    def cache_lookup(self, cache: str, hit: bool) -> None:
+        return None
+
+    def redis_degraded(self, operation: str) -> None:
+        assert operation == "audit"
+        self.degraded += 1
+
+    def audit_pending(self, count: int) -> None:
+        self.pending.append(count)
+
+    def audit_dropped(self) -> None:
+        self.dropped += 1
+
+
+async def test_no_record_lost_when_redis_is_killed_and_restarted(tmp_path: Path) -> None:
+    with private_redis(tmp_path) as server:
+        counts = Counts()
+        link = RedisLink(RedisSettings(server.url, socket_timeout=0.2, retry_after=0.1), counts)
+        sink = RedisStreamSink(link, "veriproxy:audit", retry_seconds=0.05)
+        await sink.start()
+        written = 0
+
+        async def traffic(n: int) -> None:
+            nonlocal written
+            for _ in range(n):
+                assert sink.submit({"request_id": f"req-{written}"})
+                written += 1
+                await asyncio.sleep(0.002)
+
+        await traffic(30)
+        server.kill()  # mid-traffic: some records are in flight, the rest must wait
+        await traffic(30)
+        await asyncio.sleep(0.3)
+        assert sink.pending > 0
+        assert counts.degraded > 0
+        server.start()
+        await traffic(30)
+        assert await sink.flush(timeout=20)
+        await sink.aclose()
+        await link.aclose()
+
+        client = aioredis.Redis.from_url(server.url)
+        entries = [e async for e in stream_entries(client, "veriproxy:audit")]
+        await client.aclose()
+        assert [e["record"]["request_id"] for e in entries] == [f"req-{i}" for i in range(90)]
+        assert verify_entries(entries).ok
+        assert counts.pending[-1] == 0 and max(counts.pending) > 1
+        assert counts.dropped == 0
+
+
+async def test_full_buffer_drops_and_counts() -> None:
+    counts = Counts()
+    link = RedisLink(RedisSettings("redis://127.0.0.1:1/0", socket_timeout=0.1), counts)
+    sink = RedisStreamSink(link, "s", max_pending=2)
+    assert sink.submit({"n": 1}) and sink.submit({"n": 2})
+    assert not sink.submit({"n": 3})
+    assert (sink.pending, counts.dropped) == (2, 1)
+    await link.aclose()

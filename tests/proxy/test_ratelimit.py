@@ -1,0 +1,87 @@
+"""Per-key rate limits against real Redis, and the in-memory form."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+from redis_helpers import SHARED_URL, delete_prefix, free_port, fresh_prefix
+
+from proxy.state import (
+    Limits,
+    MemoryRateLimiter,
+    RateLimiter,
+    RedisLink,
+    RedisRateLimiter,
+    RedisSettings,
+)
+
+
+@pytest.fixture
+async def link() -> AsyncIterator[RedisLink]:
+    prefix = fresh_prefix()
+    link = RedisLink(RedisSettings(SHARED_URL, prefix=prefix))
+    yield link
+    await link.aclose()
+    delete_prefix(prefix)
+
+
+@pytest.fixture(params=["memory", "redis"])
+def limiter(request: pytest.FixtureRequest, link: RedisLink) -> RateLimiter:
+    return MemoryRateLimiter() if request.param == "memory" else RedisRateLimiter(link)
+
+
+async def test_request_limit_refuses_then_recovers(limiter: RateLimiter) -> None:
+    limits = Limits(requests=2, window_seconds=0.3)
+    assert (await limiter.acquire("key-a", limits)).allowed
+    assert (await limiter.acquire("key-a", limits)).allowed
+    refused = await limiter.acquire("key-a", limits)
+    assert not refused.allowed
+    assert refused.limit == "requests"
+    assert 0 < refused.retry_after <= 0.3
+    assert refused.retry_after_header == "1"
+    assert (await limiter.acquire("key-b", limits)).allowed  # other keys are untouched
+    await asyncio.sleep(refused.retry_after + 0.05)
+    assert (await limiter.acquire("key-a", limits)).allowed
+
+
+async def test_token_budget_refuses_once_spent(limiter: RateLimiter) -> None:
+    limits = Limits(tokens=100, window_seconds=0.3)
+    assert (await limiter.acquire("key", limits)).allowed
+    await limiter.add_tokens("key", 60, limits)
+    assert (await limiter.acquire("key", limits)).allowed
+    await limiter.add_tokens("key", 60, limits)
+    refused = await limiter.acquire("key", limits)
+    assert (refused.allowed, refused.limit) == (False, "tokens")
+    await asyncio.sleep(refused.retry_after + 0.05)
+    assert (await limiter.acquire("key", limits)).allowed
+
+
+async def test_unlimited_never_refuses(limiter: RateLimiter) -> None:
+    for _ in range(50):
+        assert (await limiter.acquire("key", Limits())).allowed
+
+
+async def test_redis_limits_are_shared_by_replicas(link: RedisLink) -> None:
+    other = RedisLink(RedisSettings(SHARED_URL, prefix=link.prefix))
+    replicas = [RedisRateLimiter(link), RedisRateLimiter(other)]
+    limits = Limits(requests=3, window_seconds=5)
+    results = [(await replicas[i % 2].acquire("shared", limits)).allowed for i in range(5)]
+    await other.aclose()
+    assert results == [True, True, True, False, False]
+
+
+async def test_redis_never_stores_the_key_in_clear(link: RedisLink) -> None:
+    await RedisRateLimiter(link).acquire("sk-secret-value", Limits(requests=5))
+    keys = [k.decode() async for k in link.client.scan_iter(match=link.prefix + "*")]
+    assert keys and not any("sk-secret-value" in k for k in keys)
+
+
+async def test_unreachable_redis_limits_per_replica() -> None:
+    dead = RedisLink(RedisSettings(f"redis://127.0.0.1:{free_port()}/0", socket_timeout=0.2))
+    limiter = RedisRateLimiter(dead)
+    limits = Limits(requests=1, window_seconds=5)
+    assert (await limiter.acquire("key", limits)).allowed
+    assert not (await limiter.acquire("key", limits)).allowed
+    await dead.aclose()

@@ -1,0 +1,147 @@
+"""Shared state against real Redis: cache, degradation and pub/sub notices."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+import pytest
+from redis_helpers import SHARED_URL, delete_prefix, free_port, fresh_prefix
+
+from proxy.state import (
+    POLICY_RELOAD,
+    RESYNC,
+    LocalNotices,
+    MemoryCache,
+    Notice,
+    RedisCache,
+    RedisLink,
+    RedisNotices,
+    RedisSettings,
+    cache_key,
+)
+
+
+@dataclass
+class Recorder:
+    """A StateObserver that remembers what it was told."""
+
+    lookups: list[tuple[str, bool]] = field(default_factory=list)
+    degraded: list[str] = field(default_factory=list)
+
+    def cache_lookup(self, cache: str, hit: bool) -> None:
+        self.lookups.append((cache, hit))
+
+    def redis_degraded(self, operation: str) -> None:
+        self.degraded.append(operation)
+
+    def audit_pending(self, count: int) -> None:
+        return None
+
+    def audit_dropped(self) -> None:
+        return None
+
+
+@pytest.fixture
+async def link() -> AsyncIterator[RedisLink]:
+    prefix = fresh_prefix()
+    link = RedisLink(RedisSettings(SHARED_URL, prefix=prefix), Recorder())
+    yield link
+    await link.aclose()
+    delete_prefix(prefix)
+
+
+def test_cache_key_depends_on_model_version_and_every_part() -> None:
+    base = cache_key("nli-v1", "claim", "evidence")
+    assert base != cache_key("nli-v2", "claim", "evidence")
+    assert base != cache_key("nli-v1", "claim", "evidence!")
+    assert base != cache_key("nli-v1", "claimevidence")
+    assert "claim" not in base and len(base) == 64
+
+
+async def test_redis_cache_hit_on_repeated_claim_shared_across_replicas(link: RedisLink) -> None:
+    replica_a = RedisCache("verification", link)
+    other = RedisLink(RedisSettings(SHARED_URL, prefix=link.prefix), link.observer)
+    replica_b = RedisCache("verification", other)
+    key = cache_key("nli-v1", "Aspirin reduces fever.", "Aspirin lowered fever in 90%.")
+    assert await replica_a.get(key) is None
+    await replica_a.set(key, b'{"verdict":"supported"}', ttl=30)
+    assert await replica_b.get(key) == b'{"verdict":"supported"}'
+    await other.aclose()
+    assert link.observer.lookups == [("verification", False), ("verification", True)]
+    assert link.observer.degraded == []
+
+
+async def test_redis_cache_entries_expire(link: RedisLink) -> None:
+    cache = RedisCache("retrieval", link)
+    await cache.set("k", b"v", ttl=0.05)
+    assert await cache.get("k") == b"v"
+    await asyncio.sleep(0.15)
+    assert await cache.get("k") is None
+
+
+async def test_memory_cache_ttl_and_lru_bound() -> None:
+    observer = Recorder()
+    cache = MemoryCache("retrieval", max_entries=2, observer=observer)
+    await cache.set("a", b"1")
+    await cache.set("b", b"2")
+    assert await cache.get("a") == b"1"  # a is now most recent
+    await cache.set("c", b"3")  # evicts b
+    assert await cache.get("b") is None
+    assert len(cache) == 2
+    await cache.set("short", b"x", ttl=0.01)
+    await asyncio.sleep(0.05)
+    assert await cache.get("short") is None
+    assert observer.lookups == [("retrieval", True), ("retrieval", False), ("retrieval", False)]
+
+
+async def test_unreachable_redis_falls_back_to_memory_and_counts() -> None:
+    observer = Recorder()
+    dead = RedisLink(
+        RedisSettings(f"redis://127.0.0.1:{free_port()}/0", socket_timeout=0.2), observer
+    )
+    cache = RedisCache("verification", dead)
+    await cache.set("k", b"v", ttl=30)
+    assert await cache.get("k") == b"v"  # served from the local fallback
+    assert not dead.available
+    assert observer.degraded == ["cache", "cache"]
+    assert observer.lookups == [("verification", True)]
+    await dead.aclose()
+
+
+async def test_notices_reach_every_replica(link: RedisLink) -> None:
+    replicas = [RedisNotices(link), RedisNotices(link)]
+    received: list[list[Notice]] = [[], []]
+    for notices, inbox in zip(replicas, received, strict=True):
+
+        async def handler(notice: Notice, inbox: list[Notice] = inbox) -> None:
+            inbox.append(notice)
+
+        notices.subscribe(handler)
+        await notices.start()
+    await asyncio.wait_for(asyncio.gather(*(n.subscribed.wait() for n in replicas)), timeout=5)
+    await replicas[0].publish(POLICY_RELOAD, {"policy": "strict"})
+    for _ in range(100):
+        if all(received):
+            break
+        await asyncio.sleep(0.02)
+    for inbox in received:
+        assert [(n.kind, n.origin, dict(n.data)) for n in inbox] == [
+            (POLICY_RELOAD, replicas[0].replica_id, {"policy": "strict"})
+        ]
+    for notices in replicas:
+        await notices.aclose()
+
+
+async def test_local_notices_deliver_in_process() -> None:
+    notices = LocalNotices()
+    seen: list[str] = []
+
+    async def handler(notice: Notice) -> None:
+        seen.append(notice.kind)
+
+    notices.subscribe(handler)
+    await notices.publish(POLICY_RELOAD)
+    assert seen == [POLICY_RELOAD]
+    assert RESYNC != POLICY_RELOAD
