@@ -1,0 +1,1 @@
+"""Lexicons shipped with the verifiers (data files, loaded with importlib.resources)."""
