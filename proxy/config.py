@@ -32,6 +32,9 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from proxy.limits import Limits
+from proxy.retry import RetryPolicy
+
 ENV_PREFIX = "VERIPROXY_"
 CONFIG_ENV = "VERIPROXY_CONFIG"
 DEFAULT_HOST = "127.0.0.1"
@@ -104,6 +107,16 @@ class PoolLimits:
 
 
 @dataclass(frozen=True, slots=True)
+class AuthSettings:
+    """Proxy keys. ``store`` (a key file path or ``redis://`` URL) turns them on; without it
+    the proxy is keyless, which ``serve`` allows on a loopback address only, unless
+    ``allow_unauthenticated`` says otherwise."""
+
+    store: str | None = None
+    allow_unauthenticated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
@@ -116,6 +129,9 @@ class Settings:
     models: Mapping[str, UpstreamSettings] = field(default_factory=dict)
     timeouts: Timeouts = Timeouts()
     pool: PoolLimits = PoolLimits()
+    auth: AuthSettings = AuthSettings()
+    limits: Limits = field(default_factory=Limits)
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
 
     def secrets(self) -> tuple[str, ...]:
         """Every configured key, so sanitisers can scrub them from any outgoing text."""
@@ -128,6 +144,8 @@ class Settings:
 
 _T = Timeouts()
 _P = PoolLimits()
+_LIM = Limits()
+_RET = RetryPolicy()
 
 
 class _Strict(BaseModel):
@@ -165,6 +183,25 @@ class _PoolModel(_Strict):
     keepalive_expiry: float = Field(default=_P.keepalive_expiry, ge=0)
 
 
+class _AuthModel(_Strict):
+    store: str | None = Field(default=None, min_length=1)
+    allow_unauthenticated: bool = False
+
+
+class _LimitsModel(_Strict):
+    max_messages: int = Field(default=_LIM.max_messages, ge=1)
+    max_prompt_chars: int = Field(default=_LIM.max_prompt_chars, ge=1)
+    max_tokens: int | None = Field(default=_LIM.max_tokens, ge=1)
+    max_streams_per_key: int = Field(default=_LIM.max_streams_per_key, ge=1)
+    request_seconds: float = Field(default=_LIM.request_seconds, gt=0)
+
+
+class _RetryModel(_Strict):
+    max_attempts: int = Field(default=_RET.max_attempts, ge=1, le=10)
+    backoff_seconds: float = Field(default=_RET.backoff_seconds, ge=0)
+    max_backoff_seconds: float = Field(default=_RET.max_backoff_seconds, ge=0)
+
+
 class _SettingsModel(_Strict):
     host: str = DEFAULT_HOST
     port: int = Field(default=DEFAULT_PORT, ge=0, le=65535)
@@ -177,6 +214,9 @@ class _SettingsModel(_Strict):
     models: dict[str, _UpstreamModel] = Field(default_factory=dict)
     timeouts: _TimeoutsModel = _TimeoutsModel()
     pool: _PoolModel = _PoolModel()
+    auth: _AuthModel = _AuthModel()
+    limits: _LimitsModel = _LimitsModel()
+    retry: _RetryModel = _RetryModel()
 
 
 # --- loading -----------------------------------------------------------------------------
@@ -223,6 +263,9 @@ def settings_from_mapping(raw: Mapping[str, Any], environ: Mapping[str, str]) ->
         },
         timeouts=Timeouts(**parsed.timeouts.model_dump()),
         pool=PoolLimits(**parsed.pool.model_dump()),
+        auth=AuthSettings(**parsed.auth.model_dump()),
+        limits=Limits(**parsed.limits.model_dump()),
+        retry=RetryPolicy(**parsed.retry.model_dump()),
     )
 
 

@@ -8,7 +8,10 @@ Every limit is configurable (``limits:`` in the configuration) and each breach r
 * ``max_prompt_chars``: 400 ``prompt_too_large``         (:func:`check_request`)
 * ``max_tokens``: 400 ``max_tokens_too_large``           (:func:`check_request`)
 * ``max_streams_per_key``: 429 ``too_many_concurrent_streams`` (:class:`StreamSlots`)
-* ``<stage>_seconds``: 504 ``<stage>_timeout``           (:func:`deadline`)
+* ``request_seconds``: 504 ``request_timeout``           (:func:`deadline`)
+
+Upstream connect/read/write timeouts are the ``timeouts:`` section (504 ``upstream_timeout``);
+retrieval and verification bound their own time and degrade rather than fail the request.
 
 Stream slots are counted per proxy replica (a process-local counter, no network round trip);
 a deployment with R replicas allows up to R times ``max_streams_per_key`` per key.
@@ -28,7 +31,6 @@ from proxy.errors import InvalidRequest, ProxyError
 DEFAULT_MAX_MESSAGES = 1024
 DEFAULT_MAX_PROMPT_CHARS = 2_000_000
 DEFAULT_MAX_STREAMS_PER_KEY = 64
-DEFAULT_RETRIEVAL_SECONDS = 10.0
 DEFAULT_REQUEST_SECONDS = 900.0
 # Body fields that bound the completion's length (the newer name first).
 MAX_TOKEN_FIELDS = ("max_completion_tokens", "max_tokens")
@@ -41,8 +43,6 @@ class Limits:
     # Cap on the completion length a client may ask for; None = whatever the upstream allows.
     max_tokens: int | None = None
     max_streams_per_key: int = DEFAULT_MAX_STREAMS_PER_KEY
-    # Evidence retrieval (all retrieval steps of one request together).
-    retrieval_seconds: float = DEFAULT_RETRIEVAL_SECONDS
     # From the request's arrival to the whole non-streaming answer, or to the stream's start.
     request_seconds: float = DEFAULT_REQUEST_SECONDS
 

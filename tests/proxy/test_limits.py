@@ -113,10 +113,10 @@ async def test_deadline_cancels_and_names_the_stage() -> None:
             raise
 
     with pytest.raises(StageTimeout) as info:
-        async with deadline("retrieval", 0.01):
+        async with deadline("request", 0.01):
             await slow()
     assert cancelled.is_set()
     status, envelope = error_body(info.value)
-    assert status == 504 and envelope["error"]["code"] == "retrieval_timeout"
-    async with deadline("retrieval", 1.0):
+    assert status == 504 and envelope["error"]["code"] == "request_timeout"
+    async with deadline("request", 1.0):
         await asyncio.sleep(0)
