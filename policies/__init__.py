@@ -1,0 +1,67 @@
+"""veriproxy policies: YAML files that say what to do with verified answers.
+
+Depends only on ``verifiers`` (its report types); never imports ``proxy``.
+"""
+
+from policies._model import (
+    Bounds,
+    Match,
+    Messages,
+    OnVerifierError,
+    Policy,
+    ResponseRule,
+    ResponseWhen,
+    SentenceRule,
+    SentenceWhen,
+    StreamMode,
+    policy_json_schema,
+)
+from policies.engine import (
+    ResponseDecision,
+    SentenceDecision,
+    apply_policy,
+    decide_report,
+    decide_response,
+    decide_sentence,
+)
+from policies.errors import (
+    Issue,
+    PolicyError,
+    PolicyFileError,
+    PolicyNotAllowed,
+    PolicyNotFound,
+)
+from policies.loader import load_policy, parse_policy
+from policies.replay import ReplaySummary, replay
+from policies.store import PRESETS_DIR, PolicyStore
+
+__all__ = [
+    "PRESETS_DIR",
+    "Bounds",
+    "Issue",
+    "Match",
+    "Messages",
+    "OnVerifierError",
+    "Policy",
+    "PolicyError",
+    "PolicyFileError",
+    "PolicyNotAllowed",
+    "PolicyNotFound",
+    "PolicyStore",
+    "ReplaySummary",
+    "ResponseDecision",
+    "ResponseRule",
+    "ResponseWhen",
+    "SentenceDecision",
+    "SentenceRule",
+    "SentenceWhen",
+    "StreamMode",
+    "apply_policy",
+    "decide_report",
+    "decide_response",
+    "decide_sentence",
+    "load_policy",
+    "parse_policy",
+    "policy_json_schema",
+    "replay",
+]

@@ -1,0 +1,189 @@
+"""The policy file format as frozen dataclasses.
+
+The same classes are the runtime model and, validated by pydantic's ``TypeAdapter``, the schema of
+a YAML policy file (``policies/schema.json`` is generated from them). Every mapping forbids
+unknown keys, so a typo is an error rather than a rule that silently never fires.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from enum import StrEnum
+from functools import cache
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import ConfigDict, Field, TypeAdapter
+
+from verifiers import Action, Verdict
+
+_STRICT: ConfigDict = ConfigDict(extra="forbid")
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
+
+DEFAULT_BLOCK_MESSAGE = (
+    "This answer was withheld: it makes claims that the retrieved evidence contradicts or does "
+    "not support."
+)
+DEFAULT_REDACT_MESSAGE = "[removed: not supported by the cited evidence]"
+DEFAULT_ERROR_MESSAGE = "This answer was withheld: it could not be verified."
+
+
+class StreamMode(StrEnum):
+    """``annotate``: stream at once, annotate after; ``gate``: release each sentence only after it
+    is verified and allowed."""
+
+    ANNOTATE = "annotate"
+    GATE = "gate"
+
+
+class OnVerifierError(StrEnum):
+    """What to do when verification fails or times out: deliver as ``unverified`` (open), block
+    (closed) or deliver flagged with an unverified note (flag)."""
+
+    OPEN = "open"
+    CLOSED = "closed"
+    FLAG = "flag"
+
+
+@dataclass(frozen=True, slots=True)
+class Bounds:
+    """A numeric test; every bound given must hold (``{gte: 4}`` is harm >= 4)."""
+
+    __pydantic_config__: ClassVar[ConfigDict] = _STRICT
+    gt: float | None = None
+    gte: float | None = None
+    lt: float | None = None
+    lte: float | None = None
+    eq: float | None = None
+
+    def __post_init__(self) -> None:
+        if all(getattr(self, k) is None for k in ("gt", "gte", "lt", "lte", "eq")):
+            raise ValueError("give at least one of gt, gte, lt, lte, eq")
+
+    def test(self, value: float) -> bool:
+        return (
+            (self.gt is None or value > self.gt)
+            and (self.gte is None or value >= self.gte)
+            and (self.lt is None or value < self.lt)
+            and (self.lte is None or value <= self.lte)
+            and (self.eq is None or value == self.eq)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceWhen:
+    """Conditions on one sentence annotation; all given must hold."""
+
+    __pydantic_config__: ClassVar[ConfigDict] = _STRICT
+    verdict: frozenset[Verdict] | None = None
+    harm: Bounds | None = None
+    confidence: Bounds | None = None
+    risk: Bounds | None = None
+    # false: the sentence cites at least one PMID that is not in the evidence;
+    # true: it cites at least one and every citation is valid.
+    citation_valid: bool | None = None
+
+    def __post_init__(self) -> None:
+        _require_condition(self)
+
+
+@dataclass(frozen=True, slots=True)
+class ResponseWhen:
+    """Conditions on the whole response; all given must hold. Verdict names count sentences."""
+
+    __pydantic_config__: ClassVar[ConfigDict] = _STRICT
+    risk: Bounds | None = None
+    invalid_citations: Bounds | None = None
+    sentences: Bounds | None = None
+    supported: Bounds | None = None
+    partially_supported: Bounds | None = None
+    contradicted: Bounds | None = None
+    unsupported: Bounds | None = None
+    invalid_citation: Bounds | None = None
+    uncited: Bounds | None = None
+    not_checkworthy: Bounds | None = None
+
+    def __post_init__(self) -> None:
+        _require_condition(self)
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceRule:
+    __pydantic_config__: ClassVar[ConfigDict] = _STRICT
+    name: str
+    when: SentenceWhen
+    action: Action
+    message: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ResponseRule:
+    __pydantic_config__: ClassVar[ConfigDict] = _STRICT
+    name: str
+    when: ResponseWhen
+    action: Action
+    message: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """Which requests select this policy automatically: shell-style globs on the tenant (the
+    proxy maps API keys to tenants) and the model. Empty on both: chosen only by name."""
+
+    __pydantic_config__: ClassVar[ConfigDict] = _STRICT
+    tenants: tuple[str, ...] = ()
+    models: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Messages:
+    __pydantic_config__: ClassVar[ConfigDict] = _STRICT
+    block: str = DEFAULT_BLOCK_MESSAGE
+    redact: str = DEFAULT_REDACT_MESSAGE
+    verifier_error: str = DEFAULT_ERROR_MESSAGE
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """One policy file."""
+
+    __pydantic_config__: ClassVar[ConfigDict] = _STRICT
+    name: Annotated[str, Field(pattern=_NAME.pattern)]
+    version: Literal[1] = 1
+    description: str = ""
+    match: Match = field(default_factory=Match)
+    stream_mode: StreamMode = StreamMode.ANNOTATE
+    shadow: bool = False
+    on_verifier_error: OnVerifierError = OnVerifierError.FLAG
+    messages: Messages = field(default_factory=Messages)
+    sentence_rules: tuple[SentenceRule, ...] = ()
+    response_rules: tuple[ResponseRule, ...] = ()
+
+    def __post_init__(self) -> None:
+        names = [r.name for r in self.sentence_rules] + [r.name for r in self.response_rules]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise ValueError(f"rule names must be unique; repeated: {', '.join(duplicates)}")
+
+
+def _require_condition(when: SentenceWhen | ResponseWhen) -> None:
+    if all(getattr(when, name) is None for name in when.__dataclass_fields__):
+        raise ValueError("a rule needs at least one condition")
+
+
+@cache
+def policy_adapter() -> TypeAdapter[Policy]:
+    return TypeAdapter(Policy)
+
+
+def policy_json_schema() -> dict[str, Any]:
+    """The JSON Schema of a policy file (published as ``policies/schema.json``)."""
+    schema = policy_adapter().json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "veriproxy policy"
+    return schema
+
+
+def policy_json_schema_text() -> str:
+    return json.dumps(policy_json_schema(), indent=2, sort_keys=True) + "\n"

@@ -1,0 +1,218 @@
+"""Pure decisions: what a policy does to one sentence and to a whole response.
+
+Gate mode calls ``decide_sentence`` for each sentence as soon as it is verified and releases it
+only if the enforced action is below ``redact``; ``decide_response`` then gives the response's
+action and status. Every rule is evaluated (so the report lists all that fired); the strongest
+action wins (``annotate < flag < redact < block``). With ``shadow: true`` decisions are computed
+and recorded in full, but the enforced action is always ``annotate``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from policies._model import (
+    OnVerifierError,
+    Policy,
+    ResponseWhen,
+    SentenceWhen,
+)
+from verifiers import Action, ReportStatus, ResponseReport, SentenceAnnotation, Verdict
+
+_STATUS = {
+    Action.ANNOTATE: ReportStatus.VERIFIED,
+    Action.FLAG: ReportStatus.FLAGGED,
+    Action.REDACT: ReportStatus.REDACTED,
+    Action.BLOCK: ReportStatus.BLOCKED,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceDecision:
+    """The policy's decision for one sentence. ``message`` is the replacement text for a redact
+    (or the block message), or the firing rule's own message for weaker actions."""
+
+    action: Action
+    rules_fired: tuple[str, ...]
+    message: str | None
+    shadow: bool = False
+
+    @property
+    def enforced_action(self) -> Action:
+        return Action.ANNOTATE if self.shadow else self.action
+
+
+@dataclass(frozen=True, slots=True)
+class ResponseDecision:
+    """The policy's decision for a whole response.
+
+    ``action``/``status`` are what the policy decided; ``enforced_action``/``enforced_status``
+    what the proxy must do (the same unless ``shadow``). ``note`` says what happened when the
+    verifier failed or timed out; ``message`` is the text to show for a block or an error.
+    """
+
+    action: Action
+    status: ReportStatus
+    rules_fired: tuple[str, ...]
+    message: str | None
+    shadow: bool
+    note: str | None = None
+    verifier_failed: bool = False
+
+    @property
+    def enforced_action(self) -> Action:
+        return Action.ANNOTATE if self.shadow else self.action
+
+    @property
+    def enforced_status(self) -> ReportStatus:
+        if not self.shadow:
+            return self.status
+        return ReportStatus.UNVERIFIED if self.verifier_failed else ReportStatus.VERIFIED
+
+
+def decide_sentence(policy: Policy, sentence: SentenceAnnotation) -> SentenceDecision:
+    """Apply the policy's sentence rules to one verified sentence."""
+    fired = [r for r in policy.sentence_rules if sentence_matches(r.when, sentence)]
+    if not fired:
+        return SentenceDecision(Action.ANNOTATE, (), None, policy.shadow)
+    action = max((r.action for r in fired), key=lambda a: a.rank)
+    own = next(r.message for r in fired if r.action is action)
+    return SentenceDecision(
+        action, tuple(r.name for r in fired), own or _default_message(policy, action), policy.shadow
+    )
+
+
+def decide_response(
+    policy: Policy,
+    sentences: Sequence[SentenceAnnotation],
+    *,
+    risk: float,
+    counts: Mapping[str, int] | None = None,
+    error: str | None = None,
+) -> ResponseDecision:
+    """Combine the sentence decisions with the response rules; ``error`` (verifier failure or
+    timeout) is handled as the policy's ``on_verifier_error`` says, never as "verified"."""
+    decisions = [decide_sentence(policy, s) for s in sentences]
+    facts = _response_facts(sentences, risk, counts)
+    fired_rules = [r for r in policy.response_rules if response_matches(r.when, facts)]
+    actions = [d.action for d in decisions] + [r.action for r in fired_rules]
+    action = max(actions, key=lambda a: a.rank, default=Action.ANNOTATE)
+    sentence_names = (n for d in decisions for n in d.rules_fired)
+    names = _unique([*sentence_names, *(r.name for r in fired_rules)])
+    own = next((r.message for r in fired_rules if r.action is action and r.message), None)
+    message = own or _default_message(policy, action)
+    status = _STATUS[action]
+    if error is None:
+        return ResponseDecision(action, status, names, message, policy.shadow)
+    return _on_error(policy, action, status, names, message, error)
+
+
+def decide_report(policy: Policy, report: ResponseReport) -> ResponseDecision:
+    """``decide_response`` on a finished (e.g. recorded) report."""
+    return decide_response(
+        policy, report.sentences, risk=report.risk, counts=report.counts, error=report.error
+    )
+
+
+def apply_policy(policy: Policy, report: ResponseReport) -> ResponseReport:
+    """The report with the policy's decisions recorded: each sentence's action and rules, and
+    the response's action, enforced status, rules, policy name and shadow flag. Sentence text is
+    left as verified (the audit log needs it); the proxy redacts what the client sees."""
+    decision = decide_report(policy, report)
+    sentences = tuple(
+        dataclasses.replace(s, action=d.action, rules_fired=d.rules_fired)
+        for s, d in ((s, decide_sentence(policy, s)) for s in report.sentences)
+    )
+    return dataclasses.replace(
+        report,
+        sentences=sentences,
+        status=decision.enforced_status,
+        action=decision.action,
+        rules_fired=decision.rules_fired,
+        policy=policy.name,
+        shadow=policy.shadow,
+        error=decision.note or report.error,
+    )
+
+
+def sentence_matches(when: SentenceWhen, sentence: SentenceAnnotation) -> bool:
+    """True when every condition given in ``when`` holds for the sentence."""
+    if when.verdict is not None and sentence.verdict not in when.verdict:
+        return False
+    if when.harm is not None and not when.harm.test(sentence.harm):
+        return False
+    if when.confidence is not None and not when.confidence.test(sentence.confidence):
+        return False
+    if when.risk is not None and not when.risk.test(sentence.risk):
+        return False
+    if when.citation_valid is not None:
+        if not sentence.citations:
+            return False
+        all_valid = all(c.valid for c in sentence.citations)
+        if all_valid is not when.citation_valid:
+            return False
+    return True
+
+
+def response_matches(when: ResponseWhen, facts: Mapping[str, float]) -> bool:
+    """True when every bound given in ``when`` holds for the response's facts."""
+    for name in when.__dataclass_fields__:
+        bounds = getattr(when, name)
+        if bounds is not None and not bounds.test(facts[name]):
+            return False
+    return True
+
+
+def _response_facts(
+    sentences: Sequence[SentenceAnnotation], risk: float, counts: Mapping[str, int] | None
+) -> dict[str, float]:
+    by_verdict = Counter(s.verdict.value for s in sentences) if counts is None else counts
+    facts: dict[str, float] = {v.value: float(by_verdict.get(v.value, 0)) for v in Verdict}
+    facts["risk"] = risk
+    facts["sentences"] = float(len(sentences))
+    facts["invalid_citations"] = float(sum(not c.valid for s in sentences for c in s.citations))
+    return facts
+
+
+def _on_error(
+    policy: Policy,
+    action: Action,
+    status: ReportStatus,
+    names: tuple[str, ...],
+    message: str | None,
+    error: str,
+) -> ResponseDecision:
+    mode = policy.on_verifier_error
+    note = f"verification failed ({error}); on_verifier_error={mode.value}"
+    if mode is OnVerifierError.CLOSED:
+        return ResponseDecision(
+            Action.BLOCK, ReportStatus.BLOCKED, names, policy.messages.verifier_error,
+            policy.shadow, note, verifier_failed=True,
+        )  # fmt: skip
+    if action.rank >= Action.REDACT.rank:
+        return ResponseDecision(
+            action, status, names, message, policy.shadow, note, verifier_failed=True
+        )
+    if mode is OnVerifierError.FLAG:
+        return ResponseDecision(
+            Action.FLAG, ReportStatus.FLAGGED, names, message, policy.shadow,
+            f"{note}; the answer is unverified", verifier_failed=True,
+        )  # fmt: skip
+    return ResponseDecision(
+        action, ReportStatus.UNVERIFIED, names, message, policy.shadow, note, verifier_failed=True
+    )
+
+
+def _default_message(policy: Policy, action: Action) -> str | None:
+    if action is Action.BLOCK:
+        return policy.messages.block
+    if action is Action.REDACT:
+        return policy.messages.redact
+    return None
+
+
+def _unique(names: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(names))
