@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from verifiers._llm import LLMEndpoint
 from verifiers.checks.normalise import content_tokens
 
 # Sentences that assert nothing about the world: questions, greetings, meta talk, hedges,
@@ -132,26 +133,11 @@ class LLMDecomposer:
         timeout_s: float = 60.0,
     ) -> None:
         self.model = model
-        self._api_base = api_base
-        self._api_key = api_key
-        self._timeout_s = timeout_s
+        self._endpoint = LLMEndpoint(model, api_base, api_key, timeout_s)
 
     def decompose(self, sentence: str) -> list[ClaimSpan]:
-        import litellm
-
         try:
-            response = litellm.completion(
-                model=self.model,
-                messages=[
-                    {"role": "system", "content": _DECOMPOSE_PROMPT},
-                    {"role": "user", "content": sentence},
-                ],
-                temperature=0,
-                api_base=self._api_base,
-                api_key=self._api_key,
-                timeout=self._timeout_s,
-            )
-            content = response.choices[0].message.content or ""
+            content = self._endpoint.complete(_DECOMPOSE_PROMPT, sentence)
             claims = parse_claims(content)
         except Exception as exc:  # litellm raises many provider-specific types
             _log.warning(

@@ -440,9 +440,10 @@ def _sentence(
 def _not_checkworthy(
     span: SentenceSpan, index: int, citations: tuple[Citation, ...]
 ) -> SentenceAnnotation:
-    return SentenceAnnotation(
-        index, span.text, span.start, span.end, Verdict.NOT_CHECKWORTHY, 1.0, citations
-    )
+    """Nothing to check, unless it cites a reference that was never given."""
+    fabricated = any(not c.valid for c in citations)
+    verdict = Verdict.INVALID_CITATION if fabricated else Verdict.NOT_CHECKWORTHY
+    return SentenceAnnotation(index, span.text, span.start, span.end, verdict, 1.0, citations)
 
 
 def _faithful(sentence: SentenceAnnotation) -> bool:

@@ -14,7 +14,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -52,6 +52,29 @@ def evidence_sentences(evidence: Evidence) -> tuple[EvidenceSentence, ...]:
     if evidence.sentences:
         return evidence.sentences
     return tuple(EvidenceSentence(s.text, s.start, s.end) for s in segment(evidence.abstract))
+
+
+def make_evidence(
+    pmid: str,
+    title: str,
+    abstract: str | Sequence[str],
+    **fields: Any,
+) -> Evidence:
+    """An ``Evidence`` record with sentence offsets, from an abstract given as text (segmented
+    here) or as a list of sentences (joined with spaces, as SciFact and Check-COVID ship them)."""
+    if isinstance(abstract, str):
+        text = abstract
+        sentences = tuple(EvidenceSentence(s.text, s.start, s.end) for s in segment(text))
+    else:
+        parts, spans, offset = [], [], 0
+        for sentence in abstract:
+            clean = sentence.strip()
+            if clean:
+                parts.append(clean)
+                spans.append(EvidenceSentence(clean, offset, offset + len(clean)))
+                offset += len(clean) + 1
+        text, sentences = " ".join(parts), tuple(spans)
+    return Evidence(str(pmid), title, text, sentences, **fields)
 
 
 def build_windows(evidence: Evidence, max_sentences: int = 3) -> list[Window]:

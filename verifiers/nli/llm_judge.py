@@ -11,6 +11,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from verifiers._llm import LLMEndpoint
 from verifiers.nli._base import NLIError, NLIPair, NLIScores
 
 _SYSTEM = (
@@ -41,10 +42,8 @@ class LLMJudge:
     ) -> None:
         self.model = model
         self.version = f"llm:{model}"
-        self._api_base = api_base
-        self._api_key = api_key
+        self._endpoint = LLMEndpoint(model, api_base, api_key, timeout_s)
         self._batch_size = batch_size
-        self._timeout_s = timeout_s
 
     def predict(self, pairs: Sequence[NLIPair]) -> list[NLIScores]:
         scores: list[NLIScores] = []
@@ -53,25 +52,12 @@ class LLMJudge:
         return scores
 
     def _judge(self, pairs: Sequence[NLIPair]) -> list[NLIScores]:
-        import litellm
-
         prompt = "\n\n".join(
             f"Pair {i}\nEVIDENCE: {p.premise}\nCLAIM: {p.hypothesis}"
             for i, p in enumerate(pairs, start=1)
         )
         try:
-            response = litellm.completion(
-                model=self.model,
-                messages=[
-                    {"role": "system", "content": _SYSTEM},
-                    {"role": "user", "content": prompt},
-                ],
-                temperature=0,
-                api_base=self._api_base,
-                api_key=self._api_key,
-                timeout=self._timeout_s,
-            )
-            content = response.choices[0].message.content or ""
+            content = self._endpoint.complete(_SYSTEM, prompt)
         except Exception as exc:  # litellm raises many provider-specific types
             raise NLIError(f"LLM judge {self.model} failed: {type(exc).__name__}") from exc
         return parse_judgement(content, len(pairs))

@@ -1,0 +1,107 @@
+from __future__ import annotations
+
+import httpx
+import pytest
+import respx
+
+from verifiers.claims import LLMDecomposer, RuleDecomposer, create_decomposer, is_checkworthy
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "What is the recommended dose?",
+        "Hello! ",
+        "Here is a summary of the evidence:",
+        "I hope this helps.",
+        "It is unclear whether zinc shortens colds.",
+        "Please consult your doctor before changing medication.",
+        "## Summary",
+    ],
+)
+def test_not_checkworthy(sentence: str) -> None:
+    assert not is_checkworthy(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "ALDH1 expression is associated with poorer prognosis in breast cancer.",
+        "Treg-cell-specific deletion of integrin avb8 did not result in inflammation.",
+        "The majority of COVID-19-positive patients were asymptomatic (81%, 104 patients).",
+    ],
+)
+def test_checkworthy(sentence: str) -> None:
+    assert is_checkworthy(sentence)
+
+
+def test_rule_split_keeps_negation_quantities_and_time_with_their_clause() -> None:
+    sentence = (
+        "Aspirin reduced mortality by 20% at 30 days, but it did not reduce stroke in patients "
+        "over 65; bleeding rose (p < 0.05; n = 300) in 2019."
+    )
+    claims = RuleDecomposer().decompose(sentence)
+    assert [c.text for c in claims] == [
+        "Aspirin reduced mortality by 20% at 30 days",
+        "it did not reduce stroke in patients over 65",
+        "bleeding rose (p < 0.05; n = 300) in 2019.",
+    ]
+    for claim in claims:
+        assert sentence[claim.start : claim.end] == claim.text
+
+
+def test_rule_split_does_not_cut_lists_or_short_fragments() -> None:
+    sentence = "Metformin, sulfonylureas, and insulin lower glucose."
+    assert [c.text for c in RuleDecomposer().decompose(sentence)] == [sentence]
+
+
+def test_unknown_decomposer_is_rejected() -> None:
+    with pytest.raises(ValueError, match="unknown decomposer"):
+        create_decomposer("nope")
+
+
+def _completion(content: str) -> dict[str, object]:
+    return {
+        "id": "x",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "judge",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    }
+
+
+@respx.mock
+def test_llm_decomposer_maps_claims_back_to_spans() -> None:
+    sentence = "Aspirin cut mortality by 20% and it lowered stroke risk in 2019."
+    reply = '{"claims": ["Aspirin cut mortality by 20%.", "Aspirin lowered stroke risk in 2019."]}'
+    route = respx.post("http://llm.test/v1/chat/completions").mock(
+        return_value=httpx.Response(200, json=_completion(reply))
+    )
+    decomposer = LLMDecomposer("openai/judge", api_base="http://llm.test/v1", api_key="k")
+    claims = decomposer.decompose(sentence)
+    assert route.called
+    assert [c.text for c in claims] == [
+        "Aspirin cut mortality by 20%.",
+        "Aspirin lowered stroke risk in 2019.",
+    ]
+    assert sentence[claims[0].start : claims[0].end] == "Aspirin cut mortality by 20%"
+    assert sentence[claims[1].start : claims[1].end].endswith("stroke risk in 2019")
+
+
+@respx.mock
+def test_llm_decomposer_falls_back_to_rules_on_a_bad_reply() -> None:
+    respx.post("http://llm.test/v1/chat/completions").mock(
+        return_value=httpx.Response(200, json=_completion("I cannot do that."))
+    )
+    sentence = "Statins lower LDL cholesterol in adults."
+    claims = LLMDecomposer("openai/judge", api_base="http://llm.test/v1", api_key="k").decompose(
+        sentence
+    )
+    assert [c.text for c in claims] == [sentence]

@@ -1,0 +1,98 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from verifiers.segment import StreamSegmenter, segment
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "verification"
+
+
+def texts(text: str) -> list[str]:
+    return [s.text for s in segment(text)]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Patients received 2.5 mg/kg i.v. daily, e.g. in the morning.",
+        "Smith et al. reported a benefit vs. placebo in 2019.",
+        "The effect was significant (p < 0.05) as shown in Fig. 2 and Table 1.",
+        "The HR was 0.74 (95% CI, 0.6-0.9; P = .002) at 12 wk.",
+        "Viral load peaked at days 7 to 10 p.i. in all animals.",
+        "Doses of 5 mg vs. 50 mg (i.e. a tenfold range) were compared.",
+    ],
+)
+def test_hard_cases_stay_one_sentence(sentence: str) -> None:
+    answer = f"{sentence} The next sentence follows."
+    assert texts(answer) == [sentence, "The next sentence follows."]
+
+
+def test_offsets_index_the_text() -> None:
+    answer = "  Aspirin helps [PMID:1].\n\nIt is cheap (2.5 mg).  "
+    for span in segment(answer):
+        assert answer[span.start : span.end] == span.text
+
+
+def test_markdown_lists_and_headings_are_boundaries_without_markers() -> None:
+    answer = (
+        "## Findings\n"
+        "Here is a summary:\n\n"
+        "1. Aspirin reduced mortality\n"
+        "2. Statins lower LDL [1]\n"
+        "- **Metformin** is first line\n"
+        "* Bullet with e.g. an abbreviation\n"
+    )
+    assert texts(answer) == [
+        "Findings",
+        "Here is a summary:",
+        "Aspirin reduced mortality",
+        "Statins lower LDL [1]",
+        "**Metformin** is first line",
+        "Bullet with e.g. an abbreviation",
+    ]
+
+
+def test_enumerations_inside_a_sentence_do_not_split() -> None:
+    answer = "Two effects were seen: (i) lower LDL and (ii) fewer events. Done here."
+    assert len(segment(answer)) == 2
+
+
+def test_pubmedqa_abstract_matches_its_own_sentences() -> None:
+    """A real abstract excerpt (PubMedQA, MIT) with "vs." , "p <" and decimals."""
+    record = json.loads((FIXTURES / "segmentation.json").read_text())
+    assert texts(" ".join(record["sentences"])) == record["sentences"]
+
+
+STREAM_TEXT = (
+    "Aspirin 2.5 mg/kg i.v. reduced mortality vs. placebo (p < 0.05) [PMID:123]. "
+    "Smith et al. saw it in Fig. 2. Here is a list:\n\n1. First item.\n2. Second item e.g. this.\n"
+    "The end."
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=12), min_size=1, max_size=60))
+def test_streaming_matches_offline_for_any_chunking(sizes: list[int]) -> None:
+    stream = StreamSegmenter()
+    emitted = []
+    position = 0
+    for size in sizes:
+        emitted += stream.feed(STREAM_TEXT[position : position + size])
+        position += size
+    emitted += stream.feed(STREAM_TEXT[position:])
+    emitted += stream.flush()
+    assert emitted == segment(STREAM_TEXT)
+
+
+def test_stream_holds_back_an_unfinished_sentence() -> None:
+    stream = StreamSegmenter()
+    assert stream.feed("The dose was 2.") == []
+    assert stream.feed("5 mg daily. The") == []  # "The" alone cannot settle the boundary
+    done = stream.feed(" effect was large.")
+    assert [s.text for s in done] == ["The dose was 2.5 mg daily."]
+    assert [s.text for s in stream.flush()] == ["The effect was large."]
