@@ -35,6 +35,9 @@ class RetryPolicy:
     max_backoff_seconds: float = 8.0
 
 
+DEFAULT_RETRY = RetryPolicy()
+
+
 def is_retryable(exc: BaseException) -> bool:
     if isinstance(exc, UpstreamHTTPError):
         return exc.status in RETRY_STATUSES
