@@ -2,7 +2,8 @@
 
 NLI models are known to miss a dropped or added "not" when the rest of the sentence matches word
 for word. This check finds the evidence sentence closest to the claim by content-word overlap
-and, when they are near copies, fails if exactly one of them is negated.
+and, when they are near copies, fails if exactly one of the claim and the matching clause of the
+evidence is negated.
 """
 
 from __future__ import annotations
@@ -18,6 +19,11 @@ _CUES = re.compile(
     r"weren't|doesn't|don't|didn't|fails? to|failed to|absence of|lack of|lacks?|unable to|"
     r"did not|does not|do not|rather than|no longer|non significant|nonsignificant|"
     r"insignificant)\b"
+)
+# Polarity is read from the evidence clause that matches the claim: "X did not cause Y,
+# suggesting Z is not important" has two negated clauses but one claim-relevant one.
+_CLAUSE = re.compile(
+    r"[,;:]\s+|\s+(?:but|whereas|while|although|suggesting|indicating|implying)\s+", re.IGNORECASE
 )
 NEAR_COPY = 0.6  # share of the claim's content words the evidence sentence must contain
 
@@ -41,7 +47,8 @@ def check_negation(claim: str, sentences: Sequence[tuple[str, str]]) -> CheckRes
     if best is None:
         return None
     _, pmid, text = best
-    claim_neg, evidence_neg = is_negated(claim), is_negated(text)
+    clause = max(_CLAUSE.split(text), key=lambda c: len(claim_tokens & content_tokens(c)))
+    claim_neg, evidence_neg = is_negated(claim), is_negated(clause)
     if claim_neg == evidence_neg:
         return CheckResult("negation", True, "same polarity as the closest evidence", pmid)
     side = "claim" if claim_neg else "evidence"
