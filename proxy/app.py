@@ -20,10 +20,12 @@ import httpx
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 
+from proxy.auth import AuthMiddleware, open_store
 from proxy.chat_service import ChatService
 from proxy.config import Settings
 from proxy.errors import install_error_handlers
 from proxy.extensions import NO_EXTENSIONS, Extensions
+from proxy.limits import StreamSlots
 from proxy.metrics import Metrics
 from proxy.middleware import RequestContextMiddleware
 from proxy.routes import routes
@@ -43,28 +45,39 @@ def create_app(
     app_routes = routes()
     metrics = Metrics(routes=(route.path for route in app_routes), models=settings.models.keys())
     secrets = settings.secrets()
+    # Proxy keys: on when a key store is configured (see proxy.auth); None is the keyless mode.
+    key_store = open_store(settings.auth.store) if settings.auth.store else None
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with build_http_client(settings, transport) as client:
             router = UpstreamRouter(settings, client)
             app.state.router = router
-            app.state.chat_service = ChatService(router, metrics, extensions, secrets)
+            app.state.chat_service = ChatService(
+                router, metrics, extensions, secrets, retry=settings.retry
+            )
             app.state.ready = True
             try:
                 yield
             finally:
                 app.state.ready = False
                 await router.aclose()
+                if key_store is not None:
+                    await key_store.aclose()
 
     app = Starlette(
         routes=app_routes,
-        middleware=[Middleware(RequestContextMiddleware, metrics=metrics), *middleware],
+        middleware=[
+            Middleware(RequestContextMiddleware, metrics=metrics),
+            Middleware(AuthMiddleware, store=key_store),
+            *middleware,
+        ],
         lifespan=lifespan,
     )
     app.state.settings = settings
     app.state.metrics = metrics
     app.state.readiness_checks = tuple(readiness_checks)
     app.state.ready = False
+    app.state.stream_slots = StreamSlots(settings.limits.max_streams_per_key)
     install_error_handlers(app, secrets)
     return app

@@ -25,6 +25,7 @@ from proxy.errors import ProxyError, UpstreamProtocolError, error_body
 from proxy.extensions import NO_EXTENSIONS, Extensions, RequestContext
 from proxy.metrics import Metrics
 from proxy.protocol import ChatRequest
+from proxy.retry import DEFAULT_RETRY, RetryPolicy, with_retries
 from proxy.streaming import DONE, StreamChunk, error_event
 from proxy.upstream import UpstreamRouter
 
@@ -63,7 +64,9 @@ class ChatService:
         metrics: Metrics,
         extensions: Extensions = NO_EXTENSIONS,
         secrets: tuple[str, ...] = (),
+        retry: RetryPolicy = DEFAULT_RETRY,
     ) -> None:
+        self._retry = retry
         self._router = router
         self._metrics = metrics
         self._extensions = extensions
@@ -80,7 +83,9 @@ class ChatService:
         route = self._router.resolve(request.model)
         request = await self._prepare(request, ctx)
         started = time.perf_counter()
-        completion = await route.upstream.complete(request, headers)
+        completion = await with_retries(
+            lambda: route.upstream.complete(request, headers), self._retry
+        )
         self._observe_first_byte(route.label, False, started)
         if not self._extensions.finalisers:
             return ChatResponse(completion.raw, completion.headers)
@@ -97,7 +102,11 @@ class ChatService:
         stack = AsyncExitStack()
         started = time.perf_counter()
         try:
-            chunks = await stack.enter_async_context(route.upstream.stream(request, headers))
+            # Retried only here, before anything reached the client.
+            chunks = await with_retries(
+                lambda: stack.enter_async_context(route.upstream.stream(request, headers)),
+                self._retry,
+            )
         except BaseException:
             await stack.aclose()
             raise

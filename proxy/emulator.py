@@ -16,7 +16,9 @@ Failure modes on demand, from the ``X-Emulator-Mode`` header or a model named ``
 (comma-separated to combine): ``error-<status>`` (OpenAI error envelope with that status),
 ``slow-<ms>`` (wait before answering), ``drip-<ms>`` (wait between stream chunks), ``die``
 (drop the connection mid-response), ``malformed`` (a stream event that is not JSON / a body
-that is not JSON), ``nodone`` (end the stream cleanly without ``[DONE]``).
+that is not JSON), ``nodone`` (end the stream cleanly without ``[DONE]``), ``first-<n>`` (the
+other modes apply to the first n requests with this mode text only, then it answers normally:
+a transient fault that a retry gets past).
 
 :class:`EmulatorStats` records every request body and header set and counts streams opened,
 completed and cancelled by the client (thread-safe; tests wait on it).
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import itertools
 import json
 import re
@@ -101,6 +104,7 @@ class Modes:
     die: bool = False
     malformed: bool = False
     nodone: bool = False
+    first: int | None = None
 
     @classmethod
     def parse(cls, text: str) -> Modes:
@@ -109,6 +113,8 @@ class Modes:
             name, _, arg = part.partition("-")
             if name == "error":
                 kwargs["error"] = int(arg)
+            elif name == "first":
+                kwargs["first"] = int(arg)
             elif name in ("slow", "drip"):
                 kwargs[f"{name}_s"] = int(arg) / 1000
             elif name in ("die", "malformed", "nodone"):
@@ -129,6 +135,7 @@ class Emulator:
         self.drip_s = drip_s
         self.stats = EmulatorStats()
         self._ids = itertools.count(1)
+        self._mode_counts: collections.Counter[str] = collections.Counter()
 
     def app(self) -> Starlette:
         return Starlette(
@@ -154,6 +161,10 @@ class Emulator:
         if model.startswith(MODEL_MODE_PREFIX):
             mode_text += "," + model[len(MODEL_MODE_PREFIX) :]
         modes = Modes.parse(mode_text)
+        if modes.first is not None:
+            self._mode_counts[mode_text] += 1
+            if self._mode_counts[mode_text] > modes.first:
+                modes = Modes()
         if modes.slow_s:
             await asyncio.sleep(modes.slow_s)
         if modes.error is not None:

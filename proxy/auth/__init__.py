@@ -7,6 +7,7 @@ the two stores, the middleware and the two per-request permission checks.
 from __future__ import annotations
 
 from ._errors import KeyStoreUnavailable, PermissionDenied, Unauthenticated
+from ._exposure import exposure_problem, is_loopback
 from ._keys import KEY_PREFIX, LOCAL_PRINCIPAL, KeyRecord, Principal, new_key, parse_key
 from ._middleware import DEFAULT_PUBLIC_PATHS, AuthMiddleware, require_model, require_policy
 from ._store import FileKeyStore, KeyStore, KeyStoreError, RedisKeyStore, UnknownKey, open_store
@@ -26,6 +27,8 @@ __all__ = [
     "RedisKeyStore",
     "Unauthenticated",
     "UnknownKey",
+    "exposure_problem",
+    "is_loopback",
     "new_key",
     "open_store",
     "parse_key",

@@ -24,6 +24,7 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from proxy.app import create_app
+    from proxy.auth import exposure_problem
     from proxy.config import ConfigError, load_settings
     from proxy.logs import configure_logging
 
@@ -31,6 +32,12 @@ def run(args: argparse.Namespace) -> int:
         settings = load_settings(args.config, overrides={"host": args.host, "port": args.port})
     except ConfigError as exc:
         print(f"veriproxy: {exc}", file=sys.stderr)
+        return 2
+    problem = exposure_problem(
+        settings.host, settings.auth.store is not None, settings.auth.allow_unauthenticated
+    )
+    if problem is not None:
+        print(f"veriproxy: {problem}", file=sys.stderr)
         return 2
     configure_logging(settings.log_level, settings.secrets())
     config = uvicorn.Config(

@@ -6,8 +6,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from proxy.auth import Principal, require_model, require_policy
 from proxy.chat_service import ChatService
 from proxy.extensions import RequestContext
+from proxy.limits import Limits, StreamSlots, check_request, deadline
 from proxy.middleware import request_id_of, set_model_label
 from proxy.protocol import forwardable_headers, parse_chat_request, read_body
 from proxy.streaming import SSEResponse
@@ -17,6 +19,12 @@ async def chat_completions(request: Request) -> Response:
     state = request.app.state
     raw = await read_body(request, state.settings.max_body_bytes)
     chat, options = parse_chat_request(raw, request.headers)
+    principal: Principal = request.state.principal
+    require_model(principal, chat.model)
+    if options.policy is not None:
+        require_policy(principal, options.policy)
+    limits: Limits = state.settings.limits
+    check_request(chat.body, limits)
     set_model_label(request.scope, state.metrics.model_label(chat.model))
     ctx = RequestContext(
         request_id=request_id_of(request.scope),
@@ -27,8 +35,17 @@ async def chat_completions(request: Request) -> Response:
     service: ChatService = state.chat_service
     headers = forwardable_headers(request.headers)
     if chat.stream:
-        return SSEResponse(await service.open_stream(chat, ctx, headers))
-    result = await service.complete(chat, ctx, headers)
+        slots: StreamSlots = state.stream_slots
+        slot = slots.acquire(principal.key_id or principal.tenant)
+        try:
+            async with deadline("request", limits.request_seconds):
+                stream = await service.open_stream(chat, ctx, headers)
+        except BaseException:
+            slot.release()
+            raise
+        return SSEResponse(slot.hold(stream))
+    async with deadline("request", limits.request_seconds):
+        result = await service.complete(chat, ctx, headers)
     return Response(result.body, headers=dict(result.headers), media_type="application/json")
 
 
