@@ -22,6 +22,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import yaml
 
+from verifiers._llm import LLMEndpoint
+
 MIN_HARM = 1
 MAX_HARM = 5
 LEXICON_RESOURCE = "harm.yaml"
@@ -32,6 +34,12 @@ RUBRIC = (
     "direct patient actions; 4 treatment efficacy and safety; 3 diagnosis and prognosis; "
     "2 epidemiology and mechanism; 1 study metadata."
 )
+JUDGE_SYSTEM = (
+    RUBRIC + ' Answer only JSON: {"results": [{"index": 0, "level": 1-5, "reasons": '
+    '["short reason", ...]}, ...]} with one entry per numbered claim.'
+)
+DEFAULT_BATCH_SIZE = 16
+DEFAULT_TIMEOUT_S = 60.0
 
 
 class HarmError(Exception):
@@ -135,9 +143,9 @@ def _default_scorer() -> RuleHarmScorer:
 
 
 class LLMHarmJudge:
-    """Optional scorer: one litellm chat call per batch, answering JSON with a level and reasons
-    per claim. Any malformed answer raises ``HarmError``: a wrong harm level must never pass
-    silently, so callers decide whether to fall back to the rules."""
+    """Optional scorer: one litellm chat call per batch of claims, answering JSON with a level
+    and reasons per claim. Any malformed answer raises ``HarmError``: a wrong harm level must
+    never pass silently, so callers decide whether to fall back to the rules."""
 
     name = "llm"
 
@@ -147,53 +155,41 @@ class LLMHarmJudge:
         *,
         api_base: str | None = None,
         api_key: str | None = None,
-        timeout: float = 30.0,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
     ) -> None:
         self.model = model
         self.version = f"llm:{model}"
-        self._api_base = api_base
-        self._api_key = api_key
-        self._timeout = timeout
-
-    def messages(self, texts: Sequence[str]) -> list[dict[str, str]]:
-        claims = "\n".join(f"{i}. {text}" for i, text in enumerate(texts))
-        return [
-            {
-                "role": "system",
-                "content": RUBRIC + ' Answer only JSON: {"results": [{"index": 0, "level": 1-5, '
-                '"reasons": ["short reason", ...]}, ...]} with one entry per claim.',
-            },
-            {"role": "user", "content": claims},
-        ]
+        self._endpoint = LLMEndpoint(model, api_base, api_key, timeout_s)
+        self._batch_size = batch_size
 
     def score_batch(self, texts: Sequence[str]) -> list[HarmAssessment]:
-        if not texts:
-            return []
-        import litellm  # heavy import (seconds): only when the judge is used
+        scored: list[HarmAssessment] = []
+        for start in range(0, len(texts), self._batch_size):
+            scored.extend(self._judge(texts[start : start + self._batch_size]))
+        return scored
 
+    def _judge(self, texts: Sequence[str]) -> list[HarmAssessment]:
+        claims = "\n".join(f"{i}. {text}" for i, text in enumerate(texts))
         try:
-            response = litellm.completion(
-                model=self.model,
-                messages=self.messages(texts),
-                api_base=self._api_base,
-                api_key=self._api_key,
-                timeout=self._timeout,
-                temperature=0,
-                response_format={"type": "json_object"},
-            )
+            content = self._endpoint.complete(JUDGE_SYSTEM, claims)
         except Exception as exc:  # litellm raises many provider-specific types
             raise HarmError(f"harm judge {self.model} failed: {type(exc).__name__}") from exc
-        return parse_judge_answer(response.choices[0].message.content or "", len(texts))
+        return parse_judge_answer(content, len(texts))
 
 
 def parse_judge_answer(content: str, expected: int) -> list[HarmAssessment]:
     """Validate the judge's JSON: exactly one entry per claim, levels 1-5, reasons strings."""
+    # Models often wrap JSON in prose or a code fence: read from the first "{" to the last "}".
+    body = content[content.find("{") : content.rfind("}") + 1]
     try:
-        results = json.loads(content)["results"]
+        results = json.loads(body)["results"]
     except (json.JSONDecodeError, KeyError, TypeError) as exc:
         raise HarmError("harm judge answer is not the expected JSON object") from exc
     by_index: dict[int, HarmAssessment] = {}
     for item in results if isinstance(results, list) else []:
+        if not isinstance(item, dict):
+            raise HarmError(f"harm judge entry is not an object: {item!r}")
         index, level, reasons = item.get("index"), item.get("level"), item.get("reasons", [])
         if not (isinstance(index, int) and isinstance(level, int)):
             raise HarmError(f"harm judge entry without integer index and level: {item!r}")

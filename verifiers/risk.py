@@ -10,7 +10,6 @@ potential is supported; with no check-worthy claims there is nothing at risk and
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 
 from verifiers._types import Claim, SentenceAnnotation, Verdict
@@ -37,7 +36,7 @@ def vetscore(supports: Sequence[float], harms: Sequence[int], p: float = VETSCOR
         raise ValueError(f"{len(supports)} supports but {len(harms)} harms")
     numerator = denominator = 0.0
     for support, harm in zip(supports, harms, strict=True):
-        if not 0.0 <= support <= 1.0 or math.isnan(support):
+        if not 0.0 <= support <= 1.0:  # also rejects NaN
             raise ValueError(f"support {support} outside [0, 1]")
         if harm < 1:
             raise ValueError(f"harm {harm} below 1")
