@@ -1,0 +1,66 @@
+"""Fixtures for the verification tests: evidence excerpts and a tiny Hugging Face NLI model."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from verifiers import Evidence
+from verifiers.windows import make_evidence
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "verification"
+_VOCAB = "[PAD] [UNK] [CLS] [SEP] [MASK] aspirin reduces mortality in patients not the"
+
+TinyModel = Callable[[Path, Mapping[int, str], str], Path]
+
+
+@pytest.fixture(scope="session")
+def evidence() -> list[Evidence]:
+    """Real abstracts (SciFact corpus, Check-COVID corpus) in injection order."""
+    records = [json.loads(line) for line in (FIXTURES / "evidence.jsonl").read_text().splitlines()]
+    return [make_evidence(r["pmid"], r["title"], r["sentences"]) for r in records]
+
+
+@pytest.fixture(scope="session")
+def cases() -> list[dict[str, Any]]:
+    """Dataset claims with the abstract they were judged against and the gold verdict."""
+    data: list[dict[str, Any]] = json.loads((FIXTURES / "cases.json").read_text())
+    return data
+
+
+@pytest.fixture(scope="session")
+def tiny_model() -> TinyModel:
+    """Builds a randomly initialised one-layer BERT NLI model whose classifier always prefers
+    ``winner``: plumbing only, never a judge of verdicts."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+
+    def build(path: Path, id2label: Mapping[int, str], winner: str) -> Path:
+        (path / "vocab.txt").write_text("\n".join(_VOCAB.split()) + "\n")
+        tokenizer = transformers.BertTokenizerFast(vocab_file=str(path / "vocab.txt"))
+        config = transformers.BertConfig(
+            vocab_size=len(_VOCAB.split()),
+            hidden_size=8,
+            num_hidden_layers=1,
+            num_attention_heads=2,
+            intermediate_size=16,
+            max_position_embeddings=512,
+            num_labels=len(id2label),
+            id2label=dict(id2label),
+            label2id={v: k for k, v in id2label.items()},
+        )
+        torch.manual_seed(0)
+        model = transformers.BertForSequenceClassification(config)
+        with torch.no_grad():
+            model.classifier.weight.zero_()
+            model.classifier.bias.zero_()
+            model.classifier.bias[next(i for i, n in id2label.items() if n == winner)] = 5.0
+        model.save_pretrained(path)
+        tokenizer.save_pretrained(path)
+        return path
+
+    return build

@@ -1,0 +1,161 @@
+"""Engine plumbing on a tiny HF model (its verdicts mean nothing) and verdicts on the real
+bundled model (skipped until the model is in the tree)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from verifiers import Evidence, ReportStatus, Verdict
+from verifiers.engine import Verifier
+from verifiers.nli.hf_backend import HFNLI
+from verifiers.nli.llm_judge import LLMJudge
+from verifiers.windows import WindowSelector
+
+BUNDLED = Path(__file__).parents[2] / "verifiers" / "models" / "nli" / "nli_config.json"
+
+ANSWER = (
+    "Hello! ALDH1 expression is associated with poorer prognosis in breast cancer [PMID:45638119]. "
+    "The majority of COVID-19-positive patients (18%) were asymptomatic [2]. "
+    "CDCA treatment increased whole-body energy expenditure [PMID:99999999]. "
+    "Blood group A was associated with a higher risk of COVID-19."
+)
+
+
+@pytest.fixture(scope="module")
+def entailing_verifier(
+    tmp_path_factory: pytest.TempPathFactory, tiny_model: Callable[..., Path]
+) -> Verifier:
+    """An NLI model that entails everything: shows what the engine adds on top of NLI."""
+    path = tiny_model(
+        tmp_path_factory.mktemp("tiny"),
+        {0: "contradiction", 1: "entailment", 2: "neutral"},
+        "entailment",
+    )
+    return Verifier(HFNLI(path, threads=1), selector=WindowSelector())
+
+
+def verdicts(report: Any) -> list[Verdict]:
+    return [s.verdict for s in report.sentences]
+
+
+def test_pipeline_verdicts_beyond_nli(
+    entailing_verifier: Verifier, evidence: list[Evidence]
+) -> None:
+    ordered = [next(e for e in evidence if e.pmid == p) for p in ("45638119", "biho913w")]
+    report = entailing_verifier.verify(ANSWER, ordered + [e for e in evidence if e not in ordered])
+    assert verdicts(report) == [
+        Verdict.NOT_CHECKWORTHY,
+        Verdict.SUPPORTED,
+        Verdict.CONTRADICTED,  # 18% vs the abstract's 81%: the numbers check overrides NLI
+        Verdict.INVALID_CITATION,  # fabricated PMID
+        Verdict.UNCITED,
+    ]
+    numbers = report.sentences[2].claims[0].checks
+    assert any(c.name == "numbers" and not c.passed and c.detail.startswith("18%") for c in numbers)
+    assert report.counts["supported"] == 1 and sum(report.counts.values()) == 5
+    assert report.faithful is False
+    assert report.status is ReportStatus.VERIFIED
+    for sentence in report.sentences:
+        assert ANSWER[sentence.start : sentence.end] == sentence.text
+    span = report.sentences[1].evidence[0]
+    abstract = next(e.abstract for e in evidence if e.pmid == span.pmid)
+    assert span.pmid == "45638119" and abstract[span.start : span.end] == span.text
+
+
+def test_cited_sentences_only_use_the_cited_abstract(
+    entailing_verifier: Verifier, evidence: list[Evidence]
+) -> None:
+    report = entailing_verifier.verify(
+        "Blood group A carries a higher risk of COVID-19 [PMID:5sfojk7y].", evidence
+    )
+    [sentence] = report.sentences
+    assert {span.pmid for span in sentence.evidence} == {"5sfojk7y"}
+    assert [r.pmid for r in report.evidence] == ["5sfojk7y"]
+
+
+def test_harm_and_risk_are_filled(entailing_verifier: Verifier, evidence: list[Evidence]) -> None:
+    report = entailing_verifier.verify(
+        "Patients received a 50 mg dose of CDCA daily [PMID:1568684].", evidence
+    )
+    [sentence] = report.sentences
+    assert sentence.harm >= 4 and sentence.harm_reasons
+    assert sentence.claims[0].harm == sentence.harm
+    assert 0.0 <= report.risk <= 1.0
+
+
+def test_stream_gives_the_same_sentences_as_batch(
+    entailing_verifier: Verifier, evidence: list[Evidence]
+) -> None:
+    batch = entailing_verifier.verify(ANSWER, evidence)
+    stream = entailing_verifier.stream(evidence)
+    early = []
+    for start in range(0, len(ANSWER), 9):
+        early += stream.feed(ANSWER[start : start + 9])
+    final = stream.finish()
+    assert len(early) >= 3  # sentences are annotated while the answer is still arriving
+    assert [s.index for s in final.sentences] == list(range(len(batch.sentences)))
+
+    def strip(report: Any) -> Any:
+        return dataclasses.replace(report, latency_ms={})
+
+    assert strip(final) == strip(batch)
+
+
+async def test_async_api_runs_off_the_event_loop(
+    entailing_verifier: Verifier, evidence: list[Evidence]
+) -> None:
+    report = await entailing_verifier.averify(ANSWER, evidence)
+    assert len(report.sentences) == 5
+    stream = entailing_verifier.stream(evidence)
+    assert await stream.afeed(ANSWER) != []
+    assert len((await stream.afinish()).sentences) == 5
+
+
+def test_nli_failure_is_never_reported_verified(evidence: list[Evidence]) -> None:
+    # A real LLM judge on a closed local port: the connection is refused.
+    judge = LLMJudge("openai/judge", api_base="http://127.0.0.1:9/v1", api_key="k", timeout_s=2)
+    report = Verifier(judge, selector=WindowSelector()).verify(ANSWER, evidence)
+    assert report.status is ReportStatus.UNVERIFIED and report.error
+    assert report.faithful is False
+    assert Verdict.SUPPORTED not in verdicts(report)
+    assert Verdict.INVALID_CITATION in verdicts(report)
+
+
+bundled = pytest.mark.skipif(not BUNDLED.exists(), reason="bundled NLI model not in the tree")
+
+
+@pytest.fixture(scope="module")
+def bundled_verifier() -> Verifier:
+    return Verifier.from_config({"nli": {"name": "bundled", "threads": 1}})
+
+
+@bundled
+def test_bundled_model_verdicts_on_dataset_claims(
+    bundled_verifier: Verifier, evidence: list[Evidence], cases: list[dict[str, Any]]
+) -> None:
+    """SciFact / Check-COVID dev claims cited against their own abstract."""
+    wrong = []
+    for case in cases:
+        report = bundled_verifier.verify(f"{case['claim']} [PMID:{case['pmid']}]", evidence)
+        [sentence] = report.sentences
+        if sentence.verdict.value != case["expected"]:
+            wrong.append((case["source"], case["expected"], sentence.verdict.value))
+    assert wrong == []
+
+
+@bundled
+def test_bundled_model_answer_report(bundled_verifier: Verifier, evidence: list[Evidence]) -> None:
+    answer = (
+        "ALDH1 expression is associated with poorer prognosis in breast cancer [PMID:45638119]. "
+        "Chenodeoxycholic acid treatment reduces whole-body energy expenditure [PMID:1568684]."
+    )
+    report = bundled_verifier.verify(answer, evidence)
+    assert verdicts(report) == [Verdict.SUPPORTED, Verdict.CONTRADICTED]
+    assert report.faithful is False and report.risk < 1.0
+    contradicting = report.sentences[1].evidence[0]
+    assert "increased" in contradicting.text and contradicting.label.value == "contradiction"
