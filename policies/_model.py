@@ -7,6 +7,7 @@ unknown keys, so a typo is an error rather than a rule that silently never fires
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from dataclasses import dataclass, field
@@ -168,7 +169,7 @@ class Policy:
 
 
 def _require_condition(when: SentenceWhen | ResponseWhen) -> None:
-    if all(getattr(when, name) is None for name in when.__dataclass_fields__):
+    if all(getattr(when, f.name) is None for f in dataclasses.fields(when)):
         raise ValueError("a rule needs at least one condition")
 
 

@@ -159,9 +159,9 @@ def sentence_matches(when: SentenceWhen, sentence: SentenceAnnotation) -> bool:
 
 def response_matches(when: ResponseWhen, facts: Mapping[str, float]) -> bool:
     """True when every bound given in ``when`` holds for the response's facts."""
-    for name in when.__dataclass_fields__:
-        bounds = getattr(when, name)
-        if bounds is not None and not bounds.test(facts[name]):
+    for condition in dataclasses.fields(when):
+        bounds = getattr(when, condition.name)
+        if bounds is not None and not bounds.test(facts[condition.name]):
             return False
     return True
 
