@@ -114,6 +114,8 @@ def parse_chat_request(
     """Validate a chat completion body; raise :class:`InvalidRequest` naming the bad field."""
     try:
         data = json.loads(raw)
+    except RecursionError:
+        raise InvalidRequest("request body is nested too deeply") from None
     except ValueError as exc:
         raise InvalidRequest(f"request body is not valid JSON: {exc.args[0]}") from None
     if not isinstance(data, dict):
@@ -155,7 +157,7 @@ def _header_value(value: str) -> Any:
     """Headers carry text; read JSON scalars/objects so ``false`` and ``3`` mean what they say."""
     try:
         return json.loads(value)
-    except ValueError:
+    except (ValueError, RecursionError):
         return value
 
 

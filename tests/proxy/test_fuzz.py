@@ -1,0 +1,153 @@
+"""Property-based requests against a running proxy (in front of the emulator): whatever a client
+sends to ``/v1/chat/completions`` or ``/v1/verify`` -- broken JSON, wrong types, odd headers,
+nested garbage -- the proxy never answers 500, and every error is OpenAI's envelope."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from proxy.app import create_app
+from proxy.config import settings_from_mapping
+from proxy.emulator import Emulator
+from proxy.server_thread import ServerThread
+
+# Fields the emulator itself interprets; a real provider answers 400 to junk in them, the
+# emulator may not, and this test is about the proxy's answers, not the emulator's.
+EMULATOR_FIELDS = frozenset({"n", "logprobs", "tools", "tool_choice", "stream_options"})
+FUZZ = settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+json_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20)
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+content = (
+    st.text(max_size=60)
+    | st.lists(
+        st.fixed_dictionaries(
+            {"type": st.just("text"), "text": st.text(max_size=30) | json_values}
+        ),
+        max_size=3,
+    )
+    | json_values
+)
+message = st.fixed_dictionaries(
+    {"role": st.sampled_from(["user", "system", "assistant"]) | json_values},
+    optional={"content": content, "name": json_values},
+)
+options = st.dictionaries(
+    st.sampled_from(["retrieve", "verify", "policy", "documents", "other"]), json_values, max_size=4
+)
+extra_keys = st.text(min_size=1, max_size=10).filter(
+    lambda k: k not in EMULATOR_FIELDS and k not in {"model", "messages", "stream", "veriproxy"}
+)
+chat_body = st.fixed_dictionaries(
+    {},
+    optional={
+        "model": st.sampled_from(["gpt-test", ""]) | json_values,
+        "messages": st.lists(message, max_size=4) | json_values,
+        "stream": st.booleans() | json_values,
+        "max_tokens": st.integers(min_value=-5, max_value=10**6) | json_values,
+        "veriproxy": options | json_values,
+    },
+).flatmap(
+    lambda body: st.dictionaries(extra_keys, json_values, max_size=3).map(lambda e: {**e, **body})
+)
+header_values = st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=20).map(
+    str.strip
+)
+headers = st.dictionaries(
+    st.sampled_from(
+        ["x-veriproxy-retrieve", "x-veriproxy-verify", "x-veriproxy-policy", "content-type"]
+    ),
+    header_values,
+    max_size=3,
+)
+
+
+@pytest.fixture(scope="module")
+def proxy_url() -> Iterator[str]:
+    with ServerThread(Emulator().app()) as upstream:
+        raw = {
+            "default_upstream": {"base_url": f"{upstream.url}/v1"},
+            "retry": {"max_attempts": 1},
+            "limits": {"max_tokens": 100_000},
+        }
+        with ServerThread(create_app(settings_from_mapping(raw, environ={}))) as proxy:
+            yield proxy.url
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[httpx.Client]:
+    with httpx.Client(timeout=20) as http:
+        yield http
+
+
+def _check(resp: httpx.Response) -> None:
+    assert resp.status_code != 500, resp.text
+    if resp.status_code >= 400:
+        error = resp.json()["error"]
+        assert set(error) == {"message", "type", "param", "code"}
+        assert isinstance(error["message"], str) and error["message"]
+    elif resp.headers["content-type"].startswith("text/event-stream"):
+        assert resp.text.rstrip().endswith("data: [DONE]")
+        for line in resp.text.splitlines():
+            if line.startswith("data: ") and line != "data: [DONE]":
+                assert "error" not in json.loads(line[6:]), line
+    else:
+        assert isinstance(resp.json(), dict)
+
+
+@pytest.mark.parametrize("path", ["/v1/chat/completions", "/v1/verify"])
+@FUZZ
+@given(body=chat_body, extra_headers=headers)
+def test_structured_bodies(
+    proxy_url: str,
+    client: httpx.Client,
+    path: str,
+    body: dict[str, Any],
+    extra_headers: dict[str, str],
+) -> None:
+    _check(client.post(proxy_url + path, json=body, headers=extra_headers))
+
+
+@pytest.mark.parametrize("path", ["/v1/chat/completions", "/v1/verify"])
+@FUZZ
+@given(raw=st.binary(max_size=200) | json_values.map(lambda v: json.dumps(v).encode()))
+def test_raw_bodies(proxy_url: str, client: httpx.Client, path: str, raw: bytes) -> None:
+    _check(client.post(proxy_url + path, content=raw, headers={"content-type": "application/json"}))
+
+
+@pytest.mark.parametrize("depth", [500, 990, 1_000, 100_000])
+def test_deeply_nested_json(proxy_url: str, client: httpx.Client, depth: int) -> None:
+    raw = '{"model": "gpt-test", "messages": [{"role": "user", "content": ' + "[" * depth
+    raw += "]" * depth + "}]}"
+    _check(client.post(proxy_url + "/v1/chat/completions", content=raw.encode()))
+
+
+def test_deeply_nested_option_header(proxy_url: str, client: httpx.Client) -> None:
+    body = {"model": "gpt-test", "messages": [{"role": "user", "content": "hi"}]}
+    resp = client.post(
+        proxy_url + "/v1/chat/completions", json=body, headers={"x-veriproxy-policy": "[" * 5000}
+    )
+    _check(resp)
