@@ -1,0 +1,96 @@
+"""Loaders for the deployment files under test (dashboards/, deploy/), shared by tests/deploy."""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+DEPLOY = ROOT / "deploy"
+DASHBOARDS = ROOT / "dashboards"
+
+
+def load_yaml(path: Path) -> Any:
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def panels_of(dashboard: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every panel, including those nested in collapsed rows."""
+    out = []
+    for panel in dashboard["panels"]:
+        out.append(panel)
+        out.extend(panel.get("panels", []))
+    return out
+
+
+def dashboard_exprs(dashboard: dict[str, Any]) -> list[str]:
+    return [t["expr"] for p in panels_of(dashboard) for t in p.get("targets", [])]
+
+
+def rule_exprs() -> list[str]:
+    rules = []
+    for name in ("recording.yml", "alerts.yml"):
+        doc = load_yaml(DASHBOARDS / "rules" / name)
+        rules.extend(r["expr"] for g in doc["groups"] for r in g["rules"])
+    return rules
+
+
+def mount(service: dict[str, Any], source_suffix: str) -> tuple[Path, str]:
+    """(resolved host path, container path) of the bind mount whose source ends so."""
+    for volume in service.get("volumes", []):
+        source, target, *_ = volume.split(":")
+        if source.rstrip("/").endswith(source_suffix):
+            return (DEPLOY / source).resolve(), target
+    raise AssertionError(f"no bind mount from {source_suffix!r} in {service.get('image')}")
+
+
+def k8s_documents() -> list[dict[str, Any]]:
+    docs = []
+    for path in sorted((DEPLOY / "k8s").glob("*.yaml")):
+        docs.extend(d for d in yaml.safe_load_all(path.read_text(encoding="utf-8")) if d)
+    return docs
+
+
+@dataclass(frozen=True, slots=True)
+class Instruction:
+    stage: str
+    keyword: str
+    value: str
+
+
+def dockerfile_instructions(path: Path = DEPLOY / "Dockerfile") -> list[Instruction]:
+    """The Dockerfile's instructions with continuation lines joined, tagged with their stage.
+    (Heredoc bodies are skipped; comments dropped.)"""
+    out: list[Instruction] = []
+    stage = ""
+    lines = iter(path.read_text(encoding="utf-8").splitlines())
+    for line in lines:
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        while line.endswith("\\"):
+            line = line[:-1] + " " + next(lines).strip()
+        keyword, _, value = line.strip().partition(" ")
+        if "<<'" in value:  # heredoc: skip to its terminator
+            end = value.split("<<'", 1)[1].split("'", 1)[0]
+            for body in lines:
+                if body.strip() == end:
+                    break
+        if keyword.upper() == "FROM":
+            stage = value.split(" AS ")[-1].strip() if " AS " in value else value
+        out.append(Instruction(stage, keyword.upper(), value.strip()))
+    return out
+
+
+def dockerfile_env(stage: str) -> dict[str, str]:
+    """ENV of one stage (KEY=VALUE form), as the container will see it."""
+    env: dict[str, str] = {}
+    for ins in dockerfile_instructions():
+        if ins.stage == stage and ins.keyword == "ENV":
+            for item in shlex.split(ins.value):
+                key, _, value = item.partition("=")
+                env[key] = value
+    return env
