@@ -87,9 +87,9 @@ class ChatService:
             lambda: route.upstream.complete(request, headers), self._retry
         )
         self._observe_first_byte(route.label, False, started)
+        data = completion.data  # parsed even when unused: a broken body is a 502, not a 200
         if not self._extensions.finalisers:
             return ChatResponse(completion.raw, completion.headers)
-        data = completion.data
         for finaliser in self._extensions.finalisers:
             data = await finaliser.finalise(data, ctx)
         return ChatResponse(json.dumps(data, ensure_ascii=False).encode(), completion.headers)

@@ -130,12 +130,16 @@ class Emulator:
         tool_arguments: str = '{"query": "emulated"}',
         drip_s: float = 0.0,
     ) -> None:
-        self.reply = reply
-        self.tool_arguments = tool_arguments
-        self.drip_s = drip_s
+        self._defaults = (reply, tool_arguments, drip_s)
         self.stats = EmulatorStats()
         self._ids = itertools.count(1)
+        self.reset()
+
+    def reset(self) -> None:
+        """Back to the constructor's answers, with empty stats."""
+        self.reply, self.tool_arguments, self.drip_s = self._defaults
         self._mode_counts: collections.Counter[str] = collections.Counter()
+        self.stats.reset()
 
     def app(self) -> Starlette:
         return Starlette(
@@ -168,7 +172,7 @@ class Emulator:
         if modes.slow_s:
             await asyncio.sleep(modes.slow_s)
         if modes.error is not None:
-            return _error(modes.error)
+            return _error(modes.error, request.headers.get("authorization", ""))
         answer = _Answer.build(self, body)
         if body.get("stream"):
             return _TrackedStream(self, self._events(answer, body, modes), modes)
@@ -229,13 +233,17 @@ async def _die_after(prefix: bytes) -> AsyncIterator[bytes]:
     raise EmulatedCrash("emulated upstream crash")
 
 
-def _error(status: int) -> JSONResponse:
+def _error(status: int, authorization: str) -> JSONResponse:
     kinds = {400: "invalid_request_error", 401: "authentication_error", 429: "rate_limit_error"}
     headers = {"retry-after": "0"} if status == 429 else None
+    message = f"emulated error {status}"
+    if status == 401:
+        # Like some providers, echo the key back: the proxy must scrub it.
+        message = f"Incorrect API key provided: {authorization.removeprefix('Bearer ')}"
     return JSONResponse(
         {
             "error": {
-                "message": f"emulated error {status}",
+                "message": message,
                 "type": kinds.get(status, "server_error" if status >= 500 else "invalid_request"),
                 "param": None,
                 "code": f"emulated_{status}",

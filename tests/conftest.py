@@ -24,11 +24,18 @@ from proxy.server_thread import RunningEmulator, RunningProxy, ServerThread
 ProxyFactory = Callable[..., RunningProxy]
 
 
-@pytest.fixture
-def emulator() -> Iterator[RunningEmulator]:
+@pytest.fixture(scope="session")
+def _emulator_server() -> Iterator[RunningEmulator]:
     emu = Emulator()
     with ServerThread(emu.app()) as server:
         yield RunningEmulator(emu, server.url)
+
+
+@pytest.fixture
+def emulator(_emulator_server: RunningEmulator) -> RunningEmulator:
+    """The shared emulator, reset to its defaults (echo, no stats) for each test."""
+    _emulator_server.emulator.reset()
+    return _emulator_server
 
 
 @pytest.fixture

@@ -9,7 +9,9 @@ SIGTERM/SIGINT drain: new connections are refused, in-flight streams get up to
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+from types import FrameType
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -52,5 +54,13 @@ def run(args: argparse.Namespace) -> int:
         timeout_graceful_shutdown=max(1, round(settings.drain_seconds)),
         server_header=False,
     )
+    # uvicorn drains, restores the previous handlers, then re-raises the signal it caught;
+    # make that previous handler a clean exit so a drained shutdown reports status 0.
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, _exit_cleanly)
     uvicorn.Server(config).run()
     return 0
+
+
+def _exit_cleanly(signum: int, frame: FrameType | None) -> None:
+    sys.exit(0)

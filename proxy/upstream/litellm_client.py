@@ -49,8 +49,7 @@ class LiteLLMUpstream:
         return kwargs
 
     async def complete(self, request: ChatRequest, headers: Mapping[str, str]) -> Completion:
-        import litellm
-
+        litellm = _litellm()
         with _map_litellm_errors():
             response = await litellm.acompletion(**self._kwargs(request, headers))
         return Completion(raw=response.model_dump_json(exclude_none=True).encode())
@@ -59,8 +58,7 @@ class LiteLLMUpstream:
     async def stream(
         self, request: ChatRequest, headers: Mapping[str, str]
     ) -> AsyncIterator[AsyncIterator[StreamChunk]]:
-        import litellm
-
+        litellm = _litellm()
         kwargs = self._kwargs(request, headers)
         kwargs["stream"] = True
         with _map_litellm_errors():
@@ -84,10 +82,17 @@ async def _chunks(wrapper: Any) -> AsyncIterator[StreamChunk]:
     yield StreamChunk(raw=DONE, data_text="[DONE]")
 
 
-@contextmanager
-def _map_litellm_errors() -> Iterator[None]:
+def _litellm() -> Any:
     import litellm
 
+    # Its banner-style hints ("Provider List: ...") go to stdout; our errors say enough.
+    litellm.suppress_debug_info = True
+    return litellm
+
+
+@contextmanager
+def _map_litellm_errors() -> Iterator[None]:
+    litellm = _litellm()
     try:
         yield
     except ProxyError:

@@ -1,0 +1,122 @@
+"""Settings from YAML + environment, and the messages that name a bad key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from proxy.config import (
+    DEFAULT_UPSTREAM_URL,
+    ConfigError,
+    Secret,
+    UnknownModelPolicy,
+    load_settings,
+)
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "veriproxy.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_embedded_defaults_without_a_file() -> None:
+    settings = load_settings(None, environ={})
+    assert (settings.host, settings.port) == ("127.0.0.1", 8080)
+    assert settings.models == {}
+    assert settings.unknown_model is UnknownModelPolicy.DEFAULT
+    assert settings.default_upstream is not None
+    assert settings.default_upstream.base_url == DEFAULT_UPSTREAM_URL
+    assert settings.default_upstream.api_key is None  # the client's Authorization is forwarded
+
+
+def test_yaml_file_with_models(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        """
+port: 9001
+unknown_model: reject
+timeouts: {read: 12.5}
+models:
+  fast:
+    base_url: http://127.0.0.1:9100/v1/
+    model: small
+    api_key_env: FAST_KEY
+  claude:
+    litellm: anthropic/claude-3-5-haiku-20241022
+""",
+    )
+    settings = load_settings(path, environ={"FAST_KEY": "sk-fast-123"})
+    assert settings.port == 9001
+    assert settings.unknown_model is UnknownModelPolicy.REJECT
+    assert settings.timeouts.read == 12.5 and settings.timeouts.connect == 5.0
+    fast = settings.models["fast"]
+    assert fast.base_url == "http://127.0.0.1:9100/v1"  # trailing slash dropped
+    assert fast.model == "small"
+    assert fast.api_key == Secret("sk-fast-123")
+    assert settings.models["claude"].litellm_model == "anthropic/claude-3-5-haiku-20241022"
+    assert settings.secrets() == ("sk-fast-123",)
+
+
+def test_environment_overrides_file_and_nests(tmp_path: Path) -> None:
+    path = write(tmp_path, "port: 9001\ntimeouts: {read: 12.5, connect: 2}\n")
+    settings = load_settings(
+        None,
+        environ={
+            "VERIPROXY_CONFIG": str(path),
+            "VERIPROXY_PORT": "9002",
+            "VERIPROXY_TIMEOUTS__READ": "30",
+            "VERIPROXY_DEFAULT_UPSTREAM__BASE_URL": "http://127.0.0.1:1/v1",
+            "VERIPROXY_HTTP2": "true",
+        },
+    )
+    assert settings.port == 9002
+    assert settings.timeouts.read == 30 and settings.timeouts.connect == 2
+    assert settings.default_upstream is not None
+    assert settings.default_upstream.base_url == "http://127.0.0.1:1/v1"
+    assert settings.http2 is True
+
+
+def test_explicit_overrides_win_and_none_is_ignored() -> None:
+    settings = load_settings(
+        None, environ={"VERIPROXY_PORT": "9002"}, overrides={"port": 9003, "host": None}
+    )
+    assert settings.port == 9003 and settings.host == "127.0.0.1"
+
+
+@pytest.mark.parametrize(
+    ("yaml_text", "environ", "key"),
+    [
+        ("port: not-a-number\n", {}, "config key port:"),
+        ("timeouts: {read: -1}\n", {}, "config key timeouts.read:"),
+        ("unknown_model: sometimes\n", {}, "config key unknown_model:"),
+        ("colour: blue\n", {}, "config key colour:"),
+        ("models: {m: {}}\n", {}, "config key models.m:"),
+        ("models: {m: {base_url: x, litellm: y}}\n", {}, "config key models.m:"),
+        ("models: {m: {base_url: ftp://x}}\n", {}, "config key models.m:"),
+        ("models: {m: {base_url: http://x, api_key_env: NOPE}}\n", {}, "models.m.api_key_env"),
+        ("port: 80\n", {"VERIPROXY_TIMEOUTS__POOL": "zero"}, "config key timeouts.pool:"),
+    ],
+)
+def test_bad_values_name_the_key(
+    tmp_path: Path, yaml_text: str, environ: dict[str, str], key: str
+) -> None:
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+        load_settings(write(tmp_path, yaml_text), environ=environ)
+
+
+def test_bad_yaml_and_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="invalid YAML"):
+        load_settings(write(tmp_path, "port: [1,\n"), environ={})
+    with pytest.raises(ConfigError, match="config file"):
+        load_settings(tmp_path / "missing.yaml", environ={})
+    with pytest.raises(ConfigError, match="top level must be a mapping"):
+        load_settings(write(tmp_path, "- 1\n"), environ={})
+
+
+def test_secret_never_printed(tmp_path: Path) -> None:
+    path = write(tmp_path, "default_upstream: {base_url: http://x, api_key: sk-hidden-999999}\n")
+    settings = load_settings(path, environ={})
+    assert "sk-hidden-999999" not in repr(settings)
+    assert "sk-hidden-999999" not in str(settings)

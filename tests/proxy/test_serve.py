@@ -1,0 +1,108 @@
+"""``veriproxy serve`` as a real process: start-up, config errors, graceful drain on SIGTERM."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from proxy.server_thread import RunningEmulator
+
+pytestmark = pytest.mark.slow  # starts a Python process
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def serve(args: list[str], environ: dict[str, str]) -> subprocess.Popen[bytes]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VERIPROXY_")}
+    env.update(environ)
+    return subprocess.Popen(
+        [sys.executable, "-m", "proxy", "serve", *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+@pytest.fixture
+def running(emulator: RunningEmulator) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    port = free_port()
+    proc = serve(
+        ["--port", str(port)],
+        {
+            "VERIPROXY_DEFAULT_UPSTREAM__BASE_URL": emulator.base_url,
+            "VERIPROXY_DRAIN_SECONDS": "10",
+        },
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
+                break
+        except httpx.TransportError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail(f"serve did not start: {proc.communicate()[1].decode()[-2000:]}")
+        time.sleep(0.1)
+    yield proc, url
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+    if proc.stdout:
+        proc.stdout.close()
+    if proc.stderr:
+        proc.stderr.close()
+
+
+def test_serves_then_drains_inflight_stream_on_sigterm(
+    running: tuple[subprocess.Popen[bytes], str], emulator: RunningEmulator
+) -> None:
+    proc, url = running
+    assert httpx.get(f"{url}/healthz").json() == {"status": "ok"}
+    response = httpx.get(f"{url}/v1/models", headers={"x-request-id": "abc-123"})
+    assert response.headers["x-request-id"] == "abc-123"
+    assert response.json() == {"object": "list", "data": []}
+
+    body = {
+        "model": "emu-drip-100",
+        "messages": [{"role": "user", "content": "one two three four five six seven eight"}],
+        "stream": True,
+    }
+    with httpx.stream("POST", f"{url}/v1/chat/completions", json=body, timeout=20) as response:
+        assert response.status_code == 200
+        parts = response.iter_raw()
+        received = next(parts)
+        proc.send_signal(signal.SIGTERM)
+        received += b"".join(parts)
+    assert received.endswith(b"data: [DONE]\n\n")
+    assert b'"error"' not in received
+    assert proc.wait(timeout=20) == 0
+    assert emulator.stats.streams_completed == 1
+    # Log lines are JSON with the request id.
+    lines = [json.loads(line) for line in proc.stderr.read().decode().splitlines() if line]  # type: ignore[union-attr]
+    access = [line for line in lines if line.get("logger") == "veriproxy.access"]
+    assert access and access[-1]["status"] == 200 and access[-1]["request_id"]
+
+
+def test_bad_config_exits_naming_the_key(tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text("timeouts: {read: soon}\n")
+    proc = serve(["--config", str(path)], {})
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 2
+    assert "config key timeouts.read" in stderr.decode()
