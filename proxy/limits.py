@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from proxy.errors import InvalidRequest, ProxyError
+from proxy.streaming import DONE
 
 DEFAULT_MAX_MESSAGES = 1024
 DEFAULT_MAX_PROMPT_CHARS = 2_000_000
@@ -182,7 +183,15 @@ class SlotStream:
         self._slot = slot
 
     def __aiter__(self) -> AsyncIterator[bytes]:
-        return self._stream.__aiter__()
+        return self._relay()
+
+    async def _relay(self) -> AsyncIterator[bytes]:
+        async for chunk in self._stream:
+            if chunk.endswith(DONE):
+                # Free the slot before the client sees the end, so a client that starts its
+                # next stream the moment this one ends is not refused.
+                self._slot.release()
+            yield chunk
 
     async def aclose(self) -> None:
         try:

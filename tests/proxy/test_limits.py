@@ -18,6 +18,7 @@ from proxy.limits import (
     check_request,
     deadline,
 )
+from proxy.streaming import DONE
 
 
 def _body(**extra: Any) -> dict[str, Any]:
@@ -100,6 +101,23 @@ async def test_stream_slots_per_key_and_release_on_close() -> None:
     await second.aclose()
     await second.aclose()
     assert slots.in_use("a") == 0 and slots.in_use("b") == 0
+
+
+async def test_slot_is_free_before_the_client_sees_done() -> None:
+    slots = StreamSlots(1)
+
+    class _Done(_Stream):
+        async def _gen(self) -> AsyncIterator[bytes]:
+            yield b"data: {}\n\n"
+            yield DONE
+
+    held = slots.acquire("a").hold(_Done())
+    seen = []
+    async for chunk in held:
+        seen.append((chunk, slots.in_use("a")))
+    assert seen == [(b"data: {}\n\n", 1), (DONE, 0)]
+    await held.aclose()
+    assert slots.in_use("a") == 0
 
 
 async def test_deadline_cancels_and_names_the_stage() -> None:
