@@ -1,0 +1,55 @@
+"""The public surface of ``policies`` is pinned: the proxy and users import these names."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import policies
+
+
+def test_public_api_is_pinned() -> None:
+    assert sorted(policies.__all__) == [
+        "Bounds",
+        "Issue",
+        "Match",
+        "Messages",
+        "OnVerifierError",
+        "PRESETS_DIR",
+        "Policy",
+        "PolicyError",
+        "PolicyFileError",
+        "PolicyNotAllowed",
+        "PolicyNotFound",
+        "PolicyStore",
+        "ReplaySummary",
+        "ResponseDecision",
+        "ResponseRule",
+        "ResponseWhen",
+        "SentenceDecision",
+        "SentenceRule",
+        "SentenceWhen",
+        "StreamMode",
+        "apply_policy",
+        "decide_report",
+        "decide_response",
+        "decide_sentence",
+        "load_policy",
+        "parse_policy",
+        "policy_json_schema",
+        "replay",
+    ]
+    assert all(hasattr(policies, name) for name in policies.__all__)
+
+
+def test_policies_never_import_the_proxy() -> None:
+    for path in Path(policies.__file__).parent.glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            else:
+                continue
+            assert not any(n == "proxy" or n.startswith("proxy.") for n in names), path
