@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from proxy.ingest import Article, to_evidence
-from proxy.retrieval.base import DEFAULT_TOP_K, Mode
+from proxy.retrieval.base import DEFAULT_TOP_K, Mode, RetrievalError
 from proxy.retrieval.fusion import DEFAULT_ALPHA, DEFAULT_BETA, rrf_fusion, weighted_fusion
 from verifiers import Evidence
 
@@ -78,7 +79,11 @@ class HybridRetriever:
 
     async def search(self, query: str, *, top_k: int = DEFAULT_TOP_K) -> list[Evidence]:
         # SQLite and ONNX Runtime release the GIL: a worker thread keeps the event loop free.
-        return await asyncio.to_thread(self.search_sync, query, top_k=top_k)
+        try:
+            return await asyncio.to_thread(self.search_sync, query, top_k=top_k)
+        except (sqlite3.Error, OSError) as exc:
+            # A broken or vanished index is a backend failure: the answer goes on without it.
+            raise RetrievalError(f"the local index failed ({type(exc).__name__})") from exc
 
     async def aclose(self) -> None:
         self._store.close()
