@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import sqlite3
 import threading
 from collections.abc import Iterable, Sequence
@@ -25,6 +24,7 @@ from numpy.typing import NDArray
 
 from proxy.ingest import Article
 from proxy.retrieval.base import RetrievalError
+from proxy.retrieval.text import content_words
 from verifiers import Encoder
 
 _SCHEMA = """
@@ -57,11 +57,6 @@ END;
 CREATE TABLE IF NOT EXISTS files (key TEXT PRIMARY KEY, records INTEGER NOT NULL);
 """
 
-# Very common words only cost time in an OR query and add next to nothing to BM25.
-_STOPWORDS_TEXT = """a an and are as at be by does do did for from has have how in is it its of on
-or that the their there these this to was were what when which who why will with"""
-_STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
-_WORD = re.compile(r"\w+", re.UNICODE)
 TITLE_WEIGHT = 1.0  # bm25() column weights; tuned on SciFact train claims (docs/retrieval.md)
 ABSTRACT_WEIGHT = 1.0
 
@@ -69,8 +64,7 @@ ABSTRACT_WEIGHT = 1.0
 def fts_query(text: str) -> str:
     """A safe FTS5 MATCH expression: the query's words, quoted, OR-ed (FTS5 syntax in a user's
     question — quotes, ``NEAR``, ``-`` — must never be interpreted)."""
-    words = [w for w in _WORD.findall(text.lower()) if w not in _STOPWORDS]
-    return " OR ".join(f'"{w}"' for w in dict.fromkeys(words))
+    return " OR ".join(f'"{w}"' for w in content_words(text))
 
 
 def embedding_text(article: Article) -> str:
