@@ -104,10 +104,8 @@ def decide_response(
     names = _unique([*sentence_names, *(r.name for r in fired_rules)])
     own = next((r.message for r in fired_rules if r.action is action and r.message), None)
     message = own or _default_message(policy, action)
-    status = _STATUS[action]
-    if error is None:
-        return ResponseDecision(action, status, names, message, policy.shadow)
-    return _on_error(policy, action, status, names, message, error)
+    decision = ResponseDecision(action, _STATUS[action], names, message, policy.shadow)
+    return decision if error is None else _on_error(policy, decision, error)
 
 
 def decide_report(policy: Policy, report: ResponseReport) -> ResponseDecision:
@@ -177,33 +175,23 @@ def _response_facts(
     return facts
 
 
-def _on_error(
-    policy: Policy,
-    action: Action,
-    status: ReportStatus,
-    names: tuple[str, ...],
-    message: str | None,
-    error: str,
-) -> ResponseDecision:
+def _on_error(policy: Policy, decision: ResponseDecision, error: str) -> ResponseDecision:
     mode = policy.on_verifier_error
     note = f"verification failed ({error}); on_verifier_error={mode.value}"
+    failed = dataclasses.replace(decision, note=note, verifier_failed=True)
     if mode is OnVerifierError.CLOSED:
-        return ResponseDecision(
-            Action.BLOCK, ReportStatus.BLOCKED, names, policy.messages.verifier_error,
-            policy.shadow, note, verifier_failed=True,
-        )  # fmt: skip
-    if action.rank >= Action.REDACT.rank:
-        return ResponseDecision(
-            action, status, names, message, policy.shadow, note, verifier_failed=True
+        message = policy.messages.verifier_error
+        return dataclasses.replace(
+            failed, action=Action.BLOCK, status=ReportStatus.BLOCKED, message=message
         )
+    if decision.action.rank >= Action.REDACT.rank:
+        return failed  # the rules already withhold content; keep their decision
     if mode is OnVerifierError.FLAG:
-        return ResponseDecision(
-            Action.FLAG, ReportStatus.FLAGGED, names, message, policy.shadow,
-            f"{note}; the answer is unverified", verifier_failed=True,
-        )  # fmt: skip
-    return ResponseDecision(
-        action, ReportStatus.UNVERIFIED, names, message, policy.shadow, note, verifier_failed=True
-    )
+        note = f"{note}; the answer is unverified"
+        return dataclasses.replace(
+            failed, action=Action.FLAG, status=ReportStatus.FLAGGED, note=note
+        )
+    return dataclasses.replace(failed, status=ReportStatus.UNVERIFIED)
 
 
 def _default_message(policy: Policy, action: Action) -> str | None:

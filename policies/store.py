@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import fnmatch
 import logging
+import stat as stat_module
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -148,8 +149,8 @@ class PolicyStore:
         while not self._stop.wait(self.poll_seconds):
             try:
                 self.reload()
-            except OSError as exc:  # a directory vanished mid-scan: try again next round
-                log.warning("policy reload failed: %s", exc)
+            except Exception:  # keep polling whatever a hook or the file system throws
+                log.exception("policy reload failed; retrying in %.1f s", self.poll_seconds)
 
     def _scan(self) -> dict[Path, tuple[int, int]]:
         found: dict[Path, tuple[int, int]] = {}
@@ -157,8 +158,13 @@ class PolicyStore:
             if not directory.is_dir():
                 continue
             for path in sorted(directory.iterdir()):
-                if path.suffix in POLICY_SUFFIXES and path.is_file():
+                if path.suffix not in POLICY_SUFFIXES:
+                    continue
+                try:
                     stat = path.stat()
+                except FileNotFoundError:  # removed between listing and stat
+                    continue
+                if stat_module.S_ISREG(stat.st_mode):
                     found[path] = (stat.st_mtime_ns, stat.st_size)
         return found
 
@@ -180,8 +186,8 @@ class PolicyStore:
             if policy is None:
                 continue
             if policy.name in by_name:
-                issue = Issue(str(path), 1, "name", f"policy {policy.name!r} is already "
-                              f"defined in {owner[policy.name]}")  # fmt: skip
+                clash = f"policy {policy.name!r} is already defined in {owner[policy.name]}"
+                issue = Issue(str(path), 1, "name", clash)
                 if path in changed:  # report a clash once, when the file appears or changes
                     self._reject(path, PolicyFileError((issue,)), None)
                 continue
