@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from starlette.routing import Route
 
-from proxy.routes import chat, health, metrics, models
+from proxy.routes import chat, health, metrics, models, verify
 
 
 def routes() -> list[Route]:
-    return [*chat.ROUTES, *models.ROUTES, *health.ROUTES, *metrics.ROUTES]
+    return [*chat.ROUTES, *models.ROUTES, *health.ROUTES, *metrics.ROUTES, *verify.ROUTES]

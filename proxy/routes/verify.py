@@ -1,0 +1,107 @@
+"""``POST /v1/verify``: verify an answer without calling an LLM.
+
+Body: ``{"answer": "...", "evidence": [{"pmid", "title", "abstract" | "sentences"}, ...]}`` or
+``{"answer": "...", "question": "..."}`` to retrieve the evidence first (needs a retriever on
+``app.state.retriever``). Response: the response-level report (``verifiers/schema/
+response_report.schema.json``) with the policy fields left at their defaults. The verifier is
+``app.state.verifier`` when the app was given one, else built once from
+``settings.verification.verifier``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+import anyio.to_thread
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from proxy.errors import InvalidRequest, ServiceUnavailable
+from proxy.protocol import read_body
+from verifiers import Evidence, to_json
+from verifiers.engine import Verifier
+from verifiers.windows import make_evidence
+
+MAX_EVIDENCE = 100
+MAX_TOP_K = 50
+_lock = threading.Lock()
+
+
+class _EvidenceModel(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    pmid: str = Field(min_length=1)
+    title: str = ""
+    abstract: str | list[str] = ""
+    sentences: list[str] | None = None
+
+    @field_validator("pmid", mode="before")
+    @classmethod
+    def _number_as_text(cls, value: object) -> object:
+        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+class VerifyRequestModel(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    answer: str = Field(min_length=1)
+    evidence: list[_EvidenceModel] | None = Field(default=None, max_length=MAX_EVIDENCE)
+    question: str | None = Field(default=None, min_length=1)
+    top_k: int = Field(default=10, ge=1, le=MAX_TOP_K)
+
+
+async def verify(request: Request) -> JSONResponse:
+    body = _parse(await read_body(request, request.app.state.settings.max_body_bytes))
+    evidence = await _evidence(request, body)
+    verifier = await anyio.to_thread.run_sync(_verifier, request)
+    report = await verifier.averify(body.answer, evidence)
+    return JSONResponse(to_json(report))
+
+
+def _parse(raw: bytes) -> VerifyRequestModel:
+    try:
+        data: Any = json.loads(raw)
+    except RecursionError:
+        raise InvalidRequest("request body is nested too deeply") from None
+    except ValueError as exc:
+        raise InvalidRequest(f"request body is not valid JSON: {exc.args[0]}") from None
+    try:
+        body = VerifyRequestModel.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        param = ".".join(str(p) for p in first["loc"]) or None
+        raise InvalidRequest(f"invalid {param or 'body'}: {first['msg']}", param=param) from None
+    if body.evidence is None and body.question is None:
+        raise InvalidRequest("send evidence, or a question to retrieve it", param="evidence")
+    return body
+
+
+async def _evidence(request: Request, body: VerifyRequestModel) -> list[Evidence]:
+    if body.evidence is not None:
+        return [
+            make_evidence(e.pmid, e.title, e.sentences or e.abstract, retriever="client")
+            for e in body.evidence
+        ]
+    retriever = getattr(request.app.state, "retriever", None)
+    if retriever is None:
+        raise ServiceUnavailable("no retriever is configured: send the evidence with the answer")
+    found: list[Evidence] = await retriever.search(body.question, top_k=body.top_k)
+    return found
+
+
+def _verifier(request: Request) -> Verifier:
+    """The app's verifier, built on first use (loading the models takes a moment)."""
+    state = request.app.state
+    with _lock:
+        verifier: Verifier | None = getattr(state, "verifier", None)
+        if verifier is None:
+            verifier = Verifier.from_config(state.settings.verification.verifier)
+            state.verifier = verifier
+        return verifier
+
+
+ROUTES = [Route("/v1/verify", verify, methods=["POST"])]

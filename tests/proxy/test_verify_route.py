@@ -1,0 +1,122 @@
+"""``POST /v1/verify`` on a real proxy (uvicorn on loopback) with a tiny HF NLI model: the route's
+parsing, errors and report shape; verdict quality is tested in tests/verifiers."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import jsonschema
+import pytest
+
+from proxy.server_thread import RunningProxy
+from verifiers.schema import load_schema
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "verification"
+EVIDENCE = [json.loads(line) for line in (FIXTURES / "evidence.jsonl").read_text().splitlines()]
+ANSWER = (
+    "Hello! ALDH1 expression is associated with poorer prognosis in breast cancer [PMID:45638119]. "
+    "CDCA increased energy expenditure [PMID:12345678]."
+)
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    path = tmp_path_factory.mktemp("tiny-nli")
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "aldh1", "prognosis"]
+    (path / "vocab.txt").write_text("\n".join(vocab) + "\n")
+    labels = {0: "entailment", 1: "neutral", 2: "contradiction"}
+    config = transformers.BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=8,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=16,
+        max_position_embeddings=512,
+        num_labels=3,
+        id2label=labels,
+        label2id={v: k for k, v in labels.items()},
+    )
+    torch.manual_seed(0)
+    transformers.BertForSequenceClassification(config).save_pretrained(path)
+    transformers.BertTokenizerFast(vocab_file=str(path / "vocab.txt")).save_pretrained(path)
+    return path
+
+
+@pytest.fixture
+def verify_proxy(proxy_factory: Callable[..., RunningProxy], model_dir: Path) -> RunningProxy:
+    verifier = {"nli": {"name": "hf", "model": str(model_dir), "threads": 1}}
+    return proxy_factory({"verification": {"verifier": verifier, "enabled": False}})
+
+
+def post(proxy: RunningProxy, body: Any) -> httpx.Response:
+    return httpx.post(f"{proxy.base_url}/verify", json=body, timeout=60)
+
+
+def test_verifies_answer_against_given_evidence(verify_proxy: RunningProxy) -> None:
+    resp = post(verify_proxy, {"answer": ANSWER, "evidence": EVIDENCE})
+    assert resp.status_code == 200
+    report = resp.json()
+    jsonschema.validate(report, load_schema("response_report"))
+    verdicts = [s["verdict"] for s in report["sentences"]]
+    assert verdicts[0] == "not_checkworthy"
+    assert verdicts[2] == "invalid_citation"
+    sentence = report["sentences"][1]
+    start = sentence["text"].index("[PMID:45638119]")
+    assert sentence["citations"][0] == {
+        "raw": "[PMID:45638119]",
+        "pmid": "45638119",
+        "start": start,
+        "end": start + len("[PMID:45638119]"),
+        "valid": True,
+    }
+    assert ANSWER[sentence["start"] : sentence["end"]] == sentence["text"]
+    assert report["faithful"] is False
+    assert report["status"] == "verified"
+
+
+def test_evidence_as_text_with_numeric_ids(verify_proxy: RunningProxy) -> None:
+    record = {"pmid": 1568684, "title": "CDCA", "abstract": "Energy expenditure rose by 5%."}
+    resp = post(
+        verify_proxy, {"answer": "Energy expenditure rose by 50% [1].", "evidence": [record]}
+    )
+    assert resp.status_code == 200
+    [sentence] = resp.json()["sentences"]
+    assert sentence["citations"][0]["pmid"] == "1568684"
+    assert sentence["verdict"] == "contradicted"  # the numbers check: 50% vs 5%
+
+
+@pytest.mark.parametrize(
+    ("body", "param"),
+    [
+        ({"evidence": EVIDENCE}, "answer"),
+        ({"answer": "", "evidence": EVIDENCE}, "answer"),
+        ({"answer": "x", "evidence": [{"title": "no id"}]}, "evidence.0.pmid"),
+        ({"answer": "x"}, "evidence"),
+        ({"answer": "x", "question": "q", "top_k": 0}, "top_k"),
+        ([1, 2], None),
+    ],
+)
+def test_bad_bodies_get_openai_errors(
+    verify_proxy: RunningProxy, body: Any, param: str | None
+) -> None:
+    resp = post(verify_proxy, body)
+    assert resp.status_code == 400
+    error = resp.json()["error"]
+    assert error["type"] == "invalid_request_error" and error["param"] == param
+
+
+def test_broken_json_is_a_400(verify_proxy: RunningProxy) -> None:
+    resp = httpx.post(f"{verify_proxy.base_url}/verify", content=b"{nope")
+    assert resp.status_code == 400 and "not valid JSON" in resp.json()["error"]["message"]
+
+
+def test_question_without_a_retriever_is_503(verify_proxy: RunningProxy) -> None:
+    resp = post(verify_proxy, {"answer": "Aspirin helps.", "question": "Does aspirin help?"})
+    assert resp.status_code == 503
+    assert resp.json()["error"]["type"] == "service_unavailable"
