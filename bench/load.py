@@ -226,7 +226,7 @@ async def drive(args: argparse.Namespace, url: str, key: str | None, pid: int) -
     messages = [{"role": "user", "content": "Does metformin lower HbA1c?"}]
     body = json.dumps({"model": model, "messages": messages, "stream": True}).encode()
     seconds = args.soak_minutes * 60 if args.soak_minutes else args.duration
-    tally, samples = Tally(), []
+    tally, samples = Tally(), list[tuple[float, float]]()
     started = time.monotonic()
     stop_at = started + seconds
     await asyncio.gather(

@@ -46,7 +46,7 @@ def is_retryable(exc: BaseException) -> bool:
 
 def backoff(policy: RetryPolicy, attempt: int, exc: BaseException) -> float:
     """Seconds to wait after failed try number ``attempt`` (1-based)."""
-    wait = policy.backoff_seconds * 2 ** (attempt - 1) * (0.5 + random.random() / 2)
+    wait = policy.backoff_seconds * 2.0 ** (attempt - 1) * (0.5 + random.random() / 2)
     advised = _retry_after(exc)
     if advised is not None:
         wait = max(wait, advised)
