@@ -38,7 +38,8 @@ class SentenceSpan:
 
 
 @lru_cache(maxsize=1)
-def _segmenter() -> pysbd.Segmenter:
+def pysbd_segmenter() -> pysbd.Segmenter:
+    """The plain pysbd sentencizer this module builds on (shared, it compiles its rules once)."""
     return pysbd.Segmenter(language="en", clean=False)
 
 
@@ -72,7 +73,7 @@ def _blocks(text: str) -> list[tuple[int, int]]:
 def _segment_block(text: str, start: int, end: int) -> list[SentenceSpan]:
     pieces: list[tuple[int, int]] = []
     cursor = start
-    for raw in _segmenter().segment(text[start:end]):
+    for raw in pysbd_segmenter().segment(text[start:end]):
         stripped = raw.strip()
         if not stripped:
             continue
