@@ -226,8 +226,10 @@ def test_clinical_strict_preset_on_a_report() -> None:
     policy = load_policy(PRESETS_DIR / "clinical-strict.yaml")
     report = _report(
         sentence(Verdict.SUPPORTED, harm=5, citations=(True,), index=0),
-        sentence(Verdict.UNSUPPORTED, harm=5, index=1),
-        sentence(Verdict.CONTRADICTED, harm=4, index=2),
+        sentence(Verdict.UNSUPPORTED, harm=5, risk=0.0, index=1),
+        sentence(Verdict.CONTRADICTED, harm=4, risk=0.0, index=2),
+        sentence(Verdict.UNCITED, harm=5, risk=1.0, index=3),  # uncited, but the evidence agrees
+        sentence(Verdict.UNCITED, harm=5, risk=0.0, index=4),  # uncited and unsupported
         risk=0.3,
     )
     decision = decide_report(policy, report)
@@ -238,7 +240,13 @@ def test_clinical_strict_preset_on_a_report() -> None:
     applied = apply_policy(policy, report)
     assert applied.status is ReportStatus.BLOCKED and applied.action is Action.BLOCK
     assert applied.policy == "clinical-strict" and not applied.shadow
-    assert [s.action for s in applied.sentences] == [Action.ANNOTATE, Action.REDACT, Action.BLOCK]
+    assert [s.action for s in applied.sentences] == [
+        Action.ANNOTATE,
+        Action.REDACT,
+        Action.BLOCK,
+        Action.ANNOTATE,
+        Action.REDACT,
+    ]
     assert applied.sentences[1].text == report.sentences[1].text  # the audit keeps the text
 
 
