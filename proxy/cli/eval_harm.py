@@ -1,0 +1,83 @@
+"""``veriproxy eval harm``: how the harm scorer spreads real claims over levels 1-5.
+
+No public dataset has harm labels, so this is a sanity check, not an accuracy figure: it prints
+the level distribution on SciFact, Check-COVID, PubMedQA and HealthVer claims, and with
+``--samples N`` shows N random claims per level with their reasons, for a reader to judge.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import random
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+DEFAULT_DATA_DIR = Path("../shared/data")
+
+
+def _scifact(data: Path) -> list[str]:
+    claims = []
+    for split in ("train", "dev"):
+        with (data / "scifact" / f"claims_{split}.jsonl").open(encoding="utf-8") as fh:
+            claims += [json.loads(line)["claim"] for line in fh if line.strip()]
+    return claims
+
+
+def _check_covid(data: Path) -> list[str]:
+    path = data / "check_covid" / "covidCheck_dev_composed+extracted.json"
+    with path.open(encoding="utf-8") as fh:
+        return [json.loads(line)["claim"] for line in fh if line.strip()]
+
+
+def _pubmedqa(data: Path) -> list[str]:
+    with (data / "pubmedqa" / "ori_pqal.json").open(encoding="utf-8") as fh:
+        return [item["LONG_ANSWER"] for item in json.load(fh).values()]
+
+
+def _healthver(data: Path) -> list[str]:
+    with (data / "healthver" / "healthver_dev.csv").open(encoding="utf-8", newline="") as fh:
+        return [row["claim"] for row in csv.DictReader(fh)]
+
+
+DATASETS: dict[str, Callable[[Path], list[str]]] = {
+    "scifact": _scifact,
+    "check_covid": _check_covid,
+    "pubmedqa": _pubmedqa,
+    "healthver": _healthver,
+}
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser("harm", help="harm-level distribution on real claims (no labels)")
+    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
+    parser.add_argument("--dataset", choices=sorted(DATASETS), action="append")
+    parser.add_argument("--samples", type=int, default=0, metavar="N", help="claims per level")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from verifiers.harm import RuleHarmScorer
+
+    scorer = RuleHarmScorer()
+    rng = random.Random(args.seed)
+    print(f"scorer {scorer.version}; levels 1..5")
+    for name in args.dataset or list(DATASETS):
+        claims = DATASETS[name](args.data_dir)
+        scored = [
+            (scorer.score(text), text)
+            for text in tqdm(claims, desc=name, unit="claim", leave=False)
+        ]
+        counts = Counter(assessment.level for assessment, _ in scored)
+        row = "  ".join(f"{level}: {counts[level]:>4}" for level in range(1, 6))
+        print(f"{name:<12} {len(claims):>5} claims  {row}")
+        for level in range(1, 6) if args.samples else ():
+            pool = [(a, t) for a, t in scored if a.level == level]
+            for assessment, text in rng.sample(pool, min(args.samples, len(pool))):
+                print(f"  [{level}] {text[:120]}  <- {'; '.join(assessment.reasons)}")
+    return 0
