@@ -18,9 +18,27 @@ from verifiers._types import (
     to_json,
 )
 from verifiers.embed import Encoder
+from verifiers.harm import (
+    HarmAssessment,
+    HarmError,
+    HarmScorer,
+    LLMHarmJudge,
+    RuleHarmScorer,
+    get_harm_scorer,
+    score_harm,
+)
+from verifiers.risk import (
+    VETSCORE_P,
+    claims_risk,
+    response_risk,
+    sentence_risk,
+    support_of,
+    vetscore,
+)
 
 __all__ = [
     "SCHEMA_VERSION",
+    "VETSCORE_P",
     "Action",
     "CheckResult",
     "Citation",
@@ -30,10 +48,22 @@ __all__ = [
     "EvidenceRef",
     "EvidenceSentence",
     "EvidenceSpan",
+    "HarmAssessment",
+    "HarmError",
+    "HarmScorer",
+    "LLMHarmJudge",
     "NLILabel",
     "ReportStatus",
     "ResponseReport",
+    "RuleHarmScorer",
     "SentenceAnnotation",
     "Verdict",
+    "claims_risk",
+    "get_harm_scorer",
+    "response_risk",
+    "score_harm",
+    "sentence_risk",
+    "support_of",
     "to_json",
+    "vetscore",
 ]
