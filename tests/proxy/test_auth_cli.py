@@ -50,3 +50,15 @@ def test_revoke_unknown_and_bad_store(tmp_path: Path, capsys: pytest.CaptureFixt
     assert _run("--store", str(tmp_path / "bad.json"), "list") == 1
     err = capsys.readouterr().err
     assert "no key with id" in err and "unreadable" in err
+
+
+def test_store_from_configuration(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("VERIPROXY_CONFIG", raising=False)
+    monkeypatch.delenv("VERIPROXY_AUTH__STORE", raising=False)
+    assert _run("list") == 2
+    assert "no key store" in capsys.readouterr().err
+    monkeypatch.setenv("VERIPROXY_AUTH__STORE", str(tmp_path / "env-keys.json"))
+    assert _run("create", "--tenant", "acme") == 0
+    assert (tmp_path / "env-keys.json").exists()
