@@ -117,15 +117,14 @@ class RuleHarmScorer:
         if not counted:
             return HarmAssessment(self.lexicon.default_level, ("no harm cue: general claim",))
         level = max(cue.level for cue, _ in counted)
-        reasons: list[str] = []
+        reasons: dict[str, str] = {}  # case-folded → first spelling, so "You"/"you" count once
         for cue, found in counted:
             if cue.level != level:
                 continue
             context = f" ({' or '.join(sorted(cue.needs & names))} context)" if cue.needs else ""
             reason = f"{cue.name}: '{' '.join(found.split())}'{context}"
-            if reason not in reasons:
-                reasons.append(reason)
-        return HarmAssessment(level, tuple(reasons))
+            reasons.setdefault(reason.casefold(), reason)
+        return HarmAssessment(level, tuple(reasons.values()))
 
     def score_batch(self, texts: Sequence[str]) -> list[HarmAssessment]:
         return [self.score(text) for text in texts]
