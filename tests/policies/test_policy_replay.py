@@ -79,7 +79,7 @@ def test_replay_counts_and_lists_blocked_sentences() -> None:
     assert (blocked.report, blocked.index, blocked.text) == (2, 1, "Sentence 1.")  # line 2
     assert "block-contradicted-high-harm" in blocked.rules_fired
     [redacted] = summary.redacted
-    assert redacted.rules_fired == ("redact-invalid-citation",)
+    assert redacted.rules_fired == ("redact-fabricated-citation",)
     assert summary.sentence_actions == {"annotate": 2, "block": 1, "redact": 1}
     assert summary.rules["flag-risk-below-0.8"] == 3
 
