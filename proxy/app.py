@@ -8,7 +8,9 @@ rate limiting, and ``readiness_checks`` feed ``/readyz``.
 
 The lifespan opens the pooled httpx client and closes it (and every upstream) on shutdown.
 While running, ``app.state`` holds ``settings``, ``metrics``, ``router``, ``chat_service``,
-``readiness_checks`` and ``ready``.
+``readiness_checks``, ``ready``, ``shared`` (:class:`proxy.state.runtime.SharedState`: caches,
+rate limiter, replica notices, audit log) and ``recorder`` (call
+``recorder.record_response(report, ResponseContext(...))`` once a response's report is final).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from proxy.limits import StreamSlots
 from proxy.metrics import Metrics
 from proxy.middleware import RequestContextMiddleware
 from proxy.routes import routes
+from proxy.state.runtime import build_shared_state
 from proxy.upstream import UpstreamRouter, build_http_client
 
 ReadinessCheck = Callable[[], Awaitable[str | None]]
@@ -43,14 +46,20 @@ def create_app(
     readiness_checks: Sequence[ReadinessCheck] = (),
 ) -> Starlette:
     app_routes = routes()
-    metrics = Metrics(routes=(route.path for route in app_routes), models=settings.models.keys())
+    metrics = Metrics(
+        routes=(route.path for route in app_routes),
+        models=settings.models.keys(),
+        tenants=settings.metrics.tenants,
+    )
+    # Redis (if configured), caches, rate limits, replica notices, audit log, recorder.
+    shared = build_shared_state(settings, metrics)
     secrets = settings.secrets()
     # Proxy keys: on when a key store is configured (see proxy.auth); None is the keyless mode.
     key_store = open_store(settings.auth.store) if settings.auth.store else None
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with build_http_client(settings, transport) as client:
+        async with build_http_client(settings, transport) as client, shared.running():
             router = UpstreamRouter(settings, client)
             app.state.router = router
             app.state.chat_service = ChatService(
@@ -64,18 +73,22 @@ def create_app(
                 await router.aclose()
                 if key_store is not None:
                     await key_store.aclose()
+                metrics.close()
 
     app = Starlette(
         routes=app_routes,
         middleware=[
             Middleware(RequestContextMiddleware, metrics=metrics),
             Middleware(AuthMiddleware, store=key_store),
+            *shared.middleware,
             *middleware,
         ],
         lifespan=lifespan,
     )
     app.state.settings = settings
     app.state.metrics = metrics
+    app.state.shared = shared
+    app.state.recorder = shared.recorder
     app.state.readiness_checks = tuple(readiness_checks)
     app.state.ready = False
     app.state.stream_slots = StreamSlots(settings.limits.max_streams_per_key)

@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 
-from proxy.errors import ProxyError, UpstreamProtocolError, error_body
+from proxy.errors import ProxyError, UpstreamError, UpstreamProtocolError, error_body
 from proxy.extensions import NO_EXTENSIONS, Extensions, RequestContext
 from proxy.metrics import Metrics
 from proxy.protocol import ChatRequest
@@ -83,11 +83,15 @@ class ChatService:
         route = self._router.resolve(request.model)
         request = await self._prepare(request, ctx)
         started = time.perf_counter()
-        completion = await with_retries(
-            lambda: route.upstream.complete(request, headers), self._retry
-        )
-        self._observe_first_byte(route.label, False, started)
-        data = completion.data  # parsed even when unused: a broken body is a 502, not a 200
+        try:
+            completion = await with_retries(
+                lambda: route.upstream.complete(request, headers), self._retry
+            )
+            data = completion.data  # parsed even when unused: a broken body is a 502, not a 200
+        except UpstreamError as exc:
+            self._metrics.upstream_error(exc, route.label)
+            raise
+        self._metrics.observe_stage("upstream_total", time.perf_counter() - started)
         if not self._extensions.finalisers:
             return ChatResponse(completion.raw, completion.headers)
         for finaliser in self._extensions.finalisers:
@@ -107,10 +111,12 @@ class ChatService:
                 lambda: stack.enter_async_context(route.upstream.stream(request, headers)),
                 self._retry,
             )
-        except BaseException:
+        except BaseException as exc:
+            if isinstance(exc, UpstreamError):
+                self._metrics.upstream_error(exc, route.label)
             await stack.aclose()
             raise
-        source = _until_done(chunks)
+        source = _until_done(chunks, self._metrics, started)
         for transformer in self._extensions.transformers:
             source = transformer.transform(source, ctx)
         return ManagedStream(self._relay(source, route.label, started), stack)
@@ -123,11 +129,13 @@ class ChatService:
         try:
             async for chunk in source:
                 if first:
-                    self._observe_first_byte(label, True, started)
+                    self._metrics.observe_stage("upstream_ttft", time.perf_counter() - started)
                     first = False
                 yield chunk.raw
             yield DONE
         except ProxyError as exc:
+            if isinstance(exc, UpstreamError):
+                self._metrics.upstream_error(exc, label, mid_stream=True)
             logger.warning("stream ended by upstream error: %s", exc.message)
             yield error_event(error_body(exc, self._secrets)[1])
             yield DONE
@@ -141,16 +149,14 @@ class ChatService:
             if aclose is not None:
                 await aclose()
 
-    def _observe_first_byte(self, label: str, stream: bool, started: float) -> None:
-        self._metrics.upstream_first_byte.labels(label, "true" if stream else "false").observe(
-            time.perf_counter() - started
-        )
 
-
-async def _until_done(chunks: AsyncIterator[StreamChunk]) -> AsyncIterator[StreamChunk]:
+async def _until_done(
+    chunks: AsyncIterator[StreamChunk], metrics: Metrics, started: float
+) -> AsyncIterator[StreamChunk]:
     """Upstream chunks up to ``[DONE]``, each checked to be JSON; a stream cut short raises."""
     async for chunk in chunks:
         if chunk.is_done:
+            metrics.observe_stage("upstream_total", time.perf_counter() - started)
             return
         if chunk.data_text is not None:
             chunk.data  # noqa: B018 -- parse now so malformed events fail here, not downstream

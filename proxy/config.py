@@ -32,8 +32,21 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from proxy.audit.log import AuditSettings
+from proxy.audit.redis_stream import DEFAULT_MAX_PENDING
 from proxy.limits import Limits
+from proxy.metrics import MetricsSettings
 from proxy.retry import RetryPolicy
+from proxy.state import RedisSettings
+from proxy.verification._settings import (
+    DEFAULT_POLICY,
+    DEFAULT_RELOAD_SECONDS,
+    DEFAULT_TIMEOUT_SECONDS,
+    VerificationSettings,
+)
+from proxy.state._redis import DEFAULT_PREFIX, DEFAULT_RETRY_AFTER, DEFAULT_SOCKET_TIMEOUT
+from proxy.state.ratelimit import DEFAULT_WINDOW_SECONDS, RateLimitSettings
+from proxy.state.ratelimit import Limits as RateLimits
 
 ENV_PREFIX = "VERIPROXY_"
 CONFIG_ENV = "VERIPROXY_CONFIG"
@@ -132,6 +145,11 @@ class Settings:
     auth: AuthSettings = AuthSettings()
     limits: Limits = field(default_factory=Limits)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    redis: RedisSettings | None = None
+    rate_limits: RateLimitSettings = field(default_factory=RateLimitSettings)
+    audit: AuditSettings = field(default_factory=AuditSettings)
+    metrics: MetricsSettings = field(default_factory=MetricsSettings)
+    verification: VerificationSettings = field(default_factory=VerificationSettings)
 
     def secrets(self) -> tuple[str, ...]:
         """Every configured key, so sanitisers can scrub them from any outgoing text."""
@@ -202,6 +220,45 @@ class _RetryModel(_Strict):
     max_backoff_seconds: float = Field(default=_RET.max_backoff_seconds, ge=0)
 
 
+class _RedisModel(_Strict):
+    url: str = Field(pattern="^(redis|rediss|unix)://")
+    prefix: str = Field(default=DEFAULT_PREFIX, min_length=1)
+    socket_timeout: float = Field(default=DEFAULT_SOCKET_TIMEOUT, gt=0)
+    retry_after: float = Field(default=DEFAULT_RETRY_AFTER, ge=0)
+
+
+class _RateLimitModel(_Strict):
+    requests: int | None = Field(default=None, ge=1)
+    tokens: int | None = Field(default=None, ge=1)
+    window_seconds: float = Field(default=DEFAULT_WINDOW_SECONDS, gt=0)
+
+
+class _RateLimitsModel(_Strict):
+    default: _RateLimitModel = _RateLimitModel()
+    tenants: dict[str, _RateLimitModel] = Field(default_factory=dict)
+
+
+class _AuditModel(_Strict):
+    jsonl: str | None = Field(default=None, min_length=1)
+    redis_stream: str | None = Field(default=None, min_length=1)
+    include_text: bool = False
+    fsync: bool = False
+    max_pending: int = Field(default=DEFAULT_MAX_PENDING, ge=1)
+
+
+class _MetricsModel(_Strict):
+    tenants: tuple[str, ...] = ()
+
+
+class _VerificationModel(_Strict):
+    enabled: bool = True
+    timeout_seconds: float = Field(default=DEFAULT_TIMEOUT_SECONDS, gt=0)
+    verifier: dict[str, Any] = Field(default_factory=dict)
+    policies_dir: str | None = Field(default=None, min_length=1)
+    default_policy: str = Field(default=DEFAULT_POLICY, min_length=1)
+    reload_seconds: float = Field(default=DEFAULT_RELOAD_SECONDS, gt=0)
+
+
 class _SettingsModel(_Strict):
     host: str = DEFAULT_HOST
     port: int = Field(default=DEFAULT_PORT, ge=0, le=65535)
@@ -217,6 +274,17 @@ class _SettingsModel(_Strict):
     auth: _AuthModel = _AuthModel()
     limits: _LimitsModel = _LimitsModel()
     retry: _RetryModel = _RetryModel()
+    redis: _RedisModel | None = None
+    rate_limits: _RateLimitsModel = _RateLimitsModel()
+    audit: _AuditModel = _AuditModel()
+    metrics: _MetricsModel = _MetricsModel()
+    verification: _VerificationModel = _VerificationModel()
+
+    @model_validator(mode="after")
+    def _audit_stream_needs_redis(self) -> _SettingsModel:
+        if self.audit.redis_stream is not None and self.redis is None:
+            raise ValueError("audit.redis_stream needs a 'redis' section with a url")
+        return self
 
 
 # --- loading -----------------------------------------------------------------------------
@@ -266,6 +334,17 @@ def settings_from_mapping(raw: Mapping[str, Any], environ: Mapping[str, str]) ->
         auth=AuthSettings(**parsed.auth.model_dump()),
         limits=Limits(**parsed.limits.model_dump()),
         retry=RetryPolicy(**parsed.retry.model_dump()),
+        redis=RedisSettings(**parsed.redis.model_dump()) if parsed.redis else None,
+        rate_limits=RateLimitSettings(
+            default=RateLimits(**parsed.rate_limits.default.model_dump()),
+            tenants={
+                name: RateLimits(**limits.model_dump())
+                for name, limits in parsed.rate_limits.tenants.items()
+            },
+        ),
+        audit=AuditSettings(**parsed.audit.model_dump()),
+        metrics=MetricsSettings(tenants=parsed.metrics.tenants),
+        verification=VerificationSettings(**parsed.verification.model_dump()),
     )
 
 

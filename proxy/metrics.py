@@ -1,61 +1,160 @@
-"""Prometheus metrics, one registry per app (tests and embedders can run several apps).
+"""Prometheus metrics: the agreed ``veriproxy_*`` catalogue, one registry per app.
 
 Label values stay bounded: ``route`` is a known route path or ``other``, ``model`` a configured
-model name or ``other`` -- never what a client typed. Features add their own families to
-``app.state.metrics.registry``.
+model name or ``other``, ``tenant`` a configured tenant, ``anonymous`` (keyless local mode) or
+``other`` -- never a key or anything a client typed. ``docs/observability.md`` lists every
+family; the dashboards and alert rules in ``dashboards/`` use exactly these names.
 
-Families:
+Several uvicorn workers: set ``PROMETHEUS_MULTIPROC_DIR`` to an empty directory before the
+workers start; every worker then writes its values there and ``/metrics`` on any worker sums
+them (gauges count live workers only).
 
-* ``veriproxy_requests_total{route, method, status, model}`` -- finished HTTP requests.
-* ``veriproxy_request_duration_seconds{route, model}`` -- request start to last byte sent
-  (for streams: the whole stream).
-* ``veriproxy_upstream_first_byte_seconds{model, stream}`` -- upstream call to first chunk or
-  full completion.
-* ``veriproxy_streams_in_flight`` -- streams currently open to clients.
+Verdict and outcome series start at zero for every configured (model, tenant), so Prometheus'
+``rate()`` sees the first increase of a new series instead of extrapolating it away.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
+
+from proxy.errors import UpstreamHTTPError, UpstreamProtocolError, UpstreamTimeout
+from verifiers import ReportStatus, ResponseReport, Verdict
 
 OTHER = "other"
+ANONYMOUS = "anonymous"
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 LATENCY_BUCKETS = (
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300,
 )  # fmt: skip
+RISK_BUCKETS = tuple(round(0.1 * i, 1) for i in range(1, 11))
+STAGES = ("retrieval", "upstream_ttft", "upstream_total", "verification", "policy")
+HARMS = ("1", "2", "3", "4", "5")
+
+
+@dataclass(frozen=True, slots=True)
+class MetricsSettings:
+    """``metrics:`` in the configuration: tenants that get their own label value."""
+
+    tenants: tuple[str, ...] = ()
 
 
 class Metrics:
-    def __init__(self, routes: Iterable[str], models: Iterable[str]) -> None:
+    def __init__(
+        self,
+        routes: Iterable[str],
+        models: Iterable[str],
+        tenants: Iterable[str] = (),
+        *,
+        multiprocess_dir: str | None = None,
+    ) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         self._routes = frozenset(routes)
         self._models = frozenset(models)
+        self._tenants = frozenset(tenants)
+        self._multiprocess_dir = multiprocess_dir or os.environ.get(MULTIPROC_ENV) or None
+        r = self.registry
         self.requests = Counter(
             "veriproxy_requests_total",
             "Finished HTTP requests.",
-            ["route", "method", "status", "model"],
-            registry=self.registry,
+            ["route", "model", "tenant", "status"],
+            registry=r,
         )
         self.duration = Histogram(
             "veriproxy_request_duration_seconds",
             "Request start to last byte sent (whole stream for streams).",
             ["route", "model"],
             buckets=LATENCY_BUCKETS,
-            registry=self.registry,
+            registry=r,
         )
-        self.upstream_first_byte = Histogram(
-            "veriproxy_upstream_first_byte_seconds",
-            "Upstream call to its first chunk (stream) or full completion.",
-            ["model", "stream"],
-            buckets=LATENCY_BUCKETS,
-            registry=self.registry,
+        self.inflight = Gauge(
+            "veriproxy_inflight_requests",
+            "Requests being handled.",
+            ["route"],
+            multiprocess_mode="livesum",
+            registry=r,
         )
         self.streams_in_flight = Gauge(
             "veriproxy_streams_in_flight",
             "Streams currently open to clients.",
-            registry=self.registry,
+            multiprocess_mode="livesum",
+            registry=r,
         )
+        self.sentences = Counter(
+            "veriproxy_sentences_total",
+            "Verified answer sentences by verdict and harm potential.",
+            ["verdict", "harm", "model", "tenant"],
+            registry=r,
+        )
+        self.responses = Counter(
+            "veriproxy_responses_total",
+            "Responses by outcome and policy.",
+            ["outcome", "policy", "model", "tenant"],
+            registry=r,
+        )
+        self.fabricated_citations = Counter(
+            "veriproxy_fabricated_citations_total",
+            "Citations of PMIDs that were not in the evidence.",
+            ["model", "tenant"],
+            registry=r,
+        )
+        self.risk = Histogram(
+            "veriproxy_risk_score",
+            "Response VetScore risk (1.0 = all harm potential supported).",
+            ["model", "tenant"],
+            buckets=RISK_BUCKETS,
+            registry=r,
+        )
+        self.stage_duration = Histogram(
+            "veriproxy_stage_duration_seconds",
+            "Latency of one stage of a request.",
+            ["stage"],
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.upstream_errors = Counter(
+            "veriproxy_upstream_errors_total",
+            "Upstream failures by kind.",
+            ["kind", "model"],
+            registry=r,
+        )
+        self.verifier_errors = Counter(
+            "veriproxy_verifier_errors_total", "Verifier failures by kind.", ["kind"], registry=r
+        )
+        self.cache_requests = Counter(
+            "veriproxy_cache_requests_total", "Cache lookups.", ["cache", "result"], registry=r
+        )
+        self.redis_degraded = Counter(
+            "veriproxy_redis_degraded_total",
+            "Operations that fell back because Redis was unreachable.",
+            ["operation"],
+            registry=r,
+        )
+        self.audit_pending = Gauge(
+            "veriproxy_audit_pending_records",
+            "Audit records buffered awaiting Redis.",
+            multiprocess_mode="livesum",
+            registry=r,
+        )
+        self.audit_dropped = Counter(
+            "veriproxy_audit_dropped_total", "Audit records dropped (buffer full).", registry=r
+        )
+        self.policy_reloads = Counter(
+            "veriproxy_policy_reloads_total", "Policy hot reloads.", ["result"], registry=r
+        )
+        self.rate_limited = Counter(
+            "veriproxy_rate_limited_total",
+            "Requests refused by a rate limit.",
+            ["tenant", "limit"],
+            registry=r,
+        )
+        self._zero_series()
+
+    # --- bounded labels ------------------------------------------------------------------
 
     def route_label(self, path: str) -> str:
         return path if path in self._routes else OTHER
@@ -63,5 +162,77 @@ class Metrics:
     def model_label(self, model: str | None) -> str:
         return model if model in self._models else OTHER
 
+    def tenant_label(self, tenant: str | None) -> str:
+        if tenant is None:
+            return ANONYMOUS
+        return tenant if tenant in self._tenants else OTHER
+
+    def _zero_series(self) -> None:
+        for model in (*sorted(self._models), OTHER):
+            for tenant in (*sorted(self._tenants), ANONYMOUS, OTHER):
+                for verdict in Verdict:
+                    for harm in HARMS:
+                        self.sentences.labels(verdict.value, harm, model, tenant)
+                self.fabricated_citations.labels(model, tenant)
+
+    # --- recording -----------------------------------------------------------------------
+
+    def observe_report(self, report: ResponseReport, model: str, tenant: str) -> None:
+        """Count a final report; ``model`` and ``tenant`` must already be bounded labels."""
+        fabricated = 0
+        for sentence in report.sentences:
+            harm = str(min(5, max(1, sentence.harm)))
+            self.sentences.labels(sentence.verdict.value, harm, model, tenant).inc()
+            fabricated += sum(1 for c in sentence.citations if not c.valid)
+        outcome = report.status.value if report.status in ReportStatus else OTHER
+        self.responses.labels(outcome, report.policy or "none", model, tenant).inc()
+        self.fabricated_citations.labels(model, tenant).inc(fabricated)
+        self.risk.labels(model, tenant).observe(report.risk)
+        for stage in ("retrieval", "verification", "policy"):
+            if stage in report.latency_ms:
+                self.observe_stage(stage, report.latency_ms[stage] / 1000)
+
+    def observe_stage(self, stage: str, seconds: float) -> None:
+        self.stage_duration.labels(stage).observe(seconds)
+
+    def upstream_error(self, exc: BaseException, model: str, *, mid_stream: bool = False) -> None:
+        self.upstream_errors.labels(upstream_error_kind(exc, mid_stream), model).inc()
+
+    # StateObserver (proxy.state): caches, Redis fallbacks and the audit buffer report here.
+
+    def on_cache_lookup(self, cache: str, hit: bool) -> None:
+        self.cache_requests.labels(cache, "hit" if hit else "miss").inc()
+
+    def on_redis_degraded(self, operation: str) -> None:
+        self.redis_degraded.labels(operation).inc()
+
+    def on_audit_pending(self, count: int) -> None:
+        self.audit_pending.set(count)
+
+    def on_audit_dropped(self) -> None:
+        self.audit_dropped.inc()
+
+    # --- exposition ----------------------------------------------------------------------
+
     def render(self) -> bytes:
-        return generate_latest(self.registry)
+        if self._multiprocess_dir is None:
+            return generate_latest(self.registry)
+        registry = CollectorRegistry()
+        MultiProcessCollector(registry, path=self._multiprocess_dir)
+        return generate_latest(registry)
+
+    def close(self) -> None:
+        """Retire this worker's live gauges (multiprocess mode)."""
+        if self._multiprocess_dir is not None:
+            mark_process_dead(os.getpid(), self._multiprocess_dir)
+
+
+def upstream_error_kind(exc: BaseException, mid_stream: bool = False) -> str:
+    """``timeout``, ``connect``, ``http_4xx``, ``http_5xx`` or ``stream``."""
+    if isinstance(exc, UpstreamTimeout):
+        return "timeout"
+    if mid_stream or isinstance(exc, UpstreamProtocolError):
+        return "stream"
+    if isinstance(exc, UpstreamHTTPError):
+        return "http_4xx" if exc.status < 500 else "http_5xx"
+    return "connect"

@@ -8,6 +8,7 @@ from proxy.audit.chain import GENESIS, ChainReport, chain_hash, verify_entries
 from proxy.audit.jsonl import AuditFileError, JsonlSink, read_entries, verify_file
 from proxy.audit.log import AuditLog
 from proxy.audit.record import AuditRecord, AuditSentence, ResponseContext, build_record
+from proxy.audit.recorder import ResponseRecorder
 from proxy.audit.redis_stream import DEFAULT_STREAM, RedisStreamSink, stream_entries
 from proxy.audit.verify import verify_redis
 
@@ -22,6 +23,7 @@ __all__ = [
     "JsonlSink",
     "RedisStreamSink",
     "ResponseContext",
+    "ResponseRecorder",
     "build_record",
     "chain_hash",
     "read_entries",

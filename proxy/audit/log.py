@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from proxy.audit.jsonl import JsonlSink
 from proxy.audit.record import AuditRecord
-from proxy.audit.redis_stream import RedisStreamSink
+from proxy.audit.redis_stream import DEFAULT_MAX_PENDING, RedisStreamSink
+
+
+@dataclass(frozen=True, slots=True)
+class AuditSettings:
+    """``audit:`` in the configuration. Neither sink set: no audit log."""
+
+    jsonl: str | None = None  # append-only file path
+    redis_stream: str | None = None  # stream name; needs ``redis:``
+    include_text: bool = False  # prompt and answer text (may hold patient data)
+    fsync: bool = False  # fsync the file after every record
+    max_pending: int = DEFAULT_MAX_PENDING  # records buffered while Redis is away
 
 
 class AuditLog:

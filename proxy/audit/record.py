@@ -20,7 +20,7 @@ class ResponseContext:
     """What the proxy knows about a response besides its report."""
 
     request_id: str
-    tenant: str
+    tenant: str | None  # None: keyless local mode
     model: str
     route: str = "/v1/chat/completions"
     prompt: str | None = None
@@ -42,7 +42,7 @@ class AuditSentence:
 class AuditRecord:
     request_id: str
     time: float  # Unix seconds
-    tenant: str
+    tenant: str | None
     model: str
     route: str
     policy: str

@@ -94,11 +94,11 @@ class RedisStreamSink:
     def submit(self, record: Mapping[str, Any]) -> bool:
         """Queue a record; False (and counted) when the buffer is full and it was dropped."""
         if len(self._pending) >= self._max_pending:
-            self._observer.audit_dropped()
+            self._observer.on_audit_dropped()
             log.error("audit buffer full (%d records): record dropped", self._max_pending)
             return False
         self._pending.append(_Pending(uuid.uuid4().hex, record))
-        self._observer.audit_pending(len(self._pending))
+        self._observer.on_audit_pending(len(self._pending))
         self._idle.clear()
         self._wake.set()
         return True
@@ -139,7 +139,7 @@ class RedisStreamSink:
                     await asyncio.sleep(self._retry)
                     continue
                 self._pending.popleft()
-                self._observer.audit_pending(len(self._pending))
+                self._observer.on_audit_pending(len(self._pending))
             self._idle.set()
 
     async def _append(self, item: _Pending) -> None:
@@ -161,7 +161,7 @@ class RedisStreamSink:
         for item in self._pending:
             if not item.counted:
                 item.counted = True
-                self._observer.redis_degraded("audit")
+                self._observer.on_redis_degraded("audit")
 
 
 def _text(value: bytes | str | None) -> str:

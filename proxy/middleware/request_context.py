@@ -48,6 +48,10 @@ class RequestContextMiddleware:
         token = request_id_var.set(request_id)
         started = time.perf_counter()
         status = 500
+        scope.setdefault("state", {})  # shared with inner middleware: auth puts the principal here
+        route = self.metrics.route_label(scope.get("path", ""))
+        inflight = self.metrics.inflight.labels(route)
+        inflight.inc()
 
         async def send_wrapper(message: Message) -> None:
             nonlocal status
@@ -61,11 +65,12 @@ class RequestContextMiddleware:
         try:
             await self.app(scope, receive, send_wrapper)
         finally:
+            inflight.dec()
             elapsed = time.perf_counter() - started
-            route = self.metrics.route_label(scope.get("path", ""))
             model = str(scope.get(_MODEL_KEY, "")) or "none"
             method = scope.get("method", "")
-            self.metrics.requests.labels(route, method, str(status), model).inc()
+            tenant = self.metrics.tenant_label(_tenant(scope))
+            self.metrics.requests.labels(route, model, tenant, str(status)).inc()
             self.metrics.duration.labels(route, model).observe(elapsed)
             access_log.info(
                 "request",
@@ -80,6 +85,14 @@ class RequestContextMiddleware:
                 },
             )
             request_id_var.reset(token)
+
+
+def _tenant(scope: Scope) -> str | None:
+    """The authenticated tenant (set by the auth middleware, inside this one), if any."""
+    principal = scope.get("state", {}).get("principal")
+    if principal is None or getattr(principal, "key_id", None) is None:
+        return None
+    return str(principal.tenant)
 
 
 def _incoming_id(scope: Scope) -> str | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final, TypeVar
 
 import redis.asyncio as aioredis
@@ -47,7 +47,9 @@ UNREACHABLE_ERRORS: Final = (RedisConnectionError, RedisTimeoutError, OSError)
 
 @dataclass(frozen=True, slots=True)
 class RedisSettings:
-    url: str
+    """``redis:`` in the configuration. The URL may hold a password: it is kept out of repr."""
+
+    url: str = field(repr=False)
     prefix: str = DEFAULT_PREFIX
     socket_timeout: float = DEFAULT_SOCKET_TIMEOUT
     retry_after: float = DEFAULT_RETRY_AFTER
@@ -80,13 +82,13 @@ class RedisLink:
     ) -> T | Unavailable:
         """Run ``fn(client)``; on an unreachable Redis count ``operation`` as degraded."""
         if not self.available:
-            self.observer.redis_degraded(operation)
+            self.observer.on_redis_degraded(operation)
             return UNAVAILABLE
         try:
             return await fn(self.client)
         except UNREACHABLE_ERRORS as exc:
             self.mark_down(exc)
-            self.observer.redis_degraded(operation)
+            self.observer.on_redis_degraded(operation)
             return UNAVAILABLE
 
     def mark_down(self, exc: BaseException) -> None:

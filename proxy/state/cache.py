@@ -56,7 +56,7 @@ class MemoryCache:
 
     async def get(self, key: str) -> bytes | None:
         value = self.peek(key)
-        self._observer.cache_lookup(self.name, value is not None)
+        self._observer.on_cache_lookup(self.name, value is not None)
         return value
 
     async def set(self, key: str, value: bytes, ttl: float = DEFAULT_TTL_SECONDS) -> None:
@@ -107,7 +107,7 @@ class RedisCache:
             if isinstance(found, Unavailable)
             else cast("bytes | None", found)
         )
-        self._link.observer.cache_lookup(self.name, value is not None)
+        self._link.observer.on_cache_lookup(self.name, value is not None)
         return value
 
     async def set(self, key: str, value: bytes, ttl: float = DEFAULT_TTL_SECONDS) -> None:

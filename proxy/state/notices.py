@@ -126,7 +126,7 @@ class RedisNotices:
             except UNREACHABLE_ERRORS as exc:
                 self.subscribed.clear()
                 self._link.mark_down(exc)
-                self._link.observer.redis_degraded("notify")
+                self._link.observer.on_redis_degraded("notify")
                 first = False
             finally:
                 with contextlib.suppress(*UNREACHABLE_ERRORS):

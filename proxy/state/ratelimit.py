@@ -16,7 +16,8 @@ from __future__ import annotations
 import hashlib
 import math
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Final, Protocol
 
 from proxy.state._redis import RedisLink, Unavailable
@@ -50,6 +51,17 @@ class Decision:
 
 
 ALLOWED: Final = Decision(allowed=True)
+
+
+@dataclass(frozen=True, slots=True)
+class RateLimitSettings:
+    """``rate_limits:`` in the configuration: a default budget and per-tenant overrides."""
+
+    default: Limits = Limits()
+    tenants: Mapping[str, Limits] = field(default_factory=dict)
+
+    def for_tenant(self, tenant: str | None) -> Limits:
+        return self.tenants.get(tenant, self.default) if tenant is not None else self.default
 
 
 class RateLimiter(Protocol):

@@ -175,17 +175,17 @@ class Counts:
         self.dropped = 0
         self.pending: list[int] = []
 
-    def cache_lookup(self, cache: str, hit: bool) -> None:
+    def on_cache_lookup(self, cache: str, hit: bool) -> None:
         return None
 
-    def redis_degraded(self, operation: str) -> None:
+    def on_redis_degraded(self, operation: str) -> None:
         assert operation == "audit"
         self.degraded += 1
 
-    def audit_pending(self, count: int) -> None:
+    def on_audit_pending(self, count: int) -> None:
         self.pending.append(count)
 
-    def audit_dropped(self) -> None:
+    def on_audit_dropped(self) -> None:
         self.dropped += 1
 
 

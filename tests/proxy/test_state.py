@@ -30,16 +30,16 @@ class Recorder:
     lookups: list[tuple[str, bool]] = field(default_factory=list)
     degraded: list[str] = field(default_factory=list)
 
-    def cache_lookup(self, cache: str, hit: bool) -> None:
+    def on_cache_lookup(self, cache: str, hit: bool) -> None:
         self.lookups.append((cache, hit))
 
-    def redis_degraded(self, operation: str) -> None:
+    def on_redis_degraded(self, operation: str) -> None:
         self.degraded.append(operation)
 
-    def audit_pending(self, count: int) -> None:
+    def on_audit_pending(self, count: int) -> None:
         return None
 
-    def audit_dropped(self) -> None:
+    def on_audit_dropped(self) -> None:
         return None
 
 

@@ -1,0 +1,29 @@
+"""``record_response``: the one call made when a response's report is final.
+
+It counts the report in the metrics (sentences by verdict and harm, outcome, risk, fabricated
+citations, stage latencies) and writes the audit record. Metric labels are bounded here
+(unconfigured models and tenants become ``other``); the audit record keeps the real names.
+"""
+
+from __future__ import annotations
+
+from proxy.audit.log import AuditLog
+from proxy.audit.record import ResponseContext, build_record
+from proxy.metrics import Metrics
+from verifiers import ResponseReport
+
+
+class ResponseRecorder:
+    def __init__(
+        self, metrics: Metrics, audit: AuditLog | None = None, *, include_text: bool = False
+    ) -> None:
+        self._metrics = metrics
+        self._audit = audit or AuditLog()
+        self._include_text = include_text
+
+    def record_response(self, report: ResponseReport, ctx: ResponseContext) -> None:
+        model = self._metrics.model_label(ctx.model)
+        tenant = self._metrics.tenant_label(ctx.tenant)
+        self._metrics.observe_report(report, model, tenant)
+        if self._audit.enabled:
+            self._audit.write(build_record(report, ctx, include_text=self._include_text))

@@ -1,0 +1,93 @@
+"""Build the proxy's shared state from its settings: Redis (if configured), caches, the rate
+limiter and its middleware, replica notices, the audit log and the response recorder.
+
+``create_app`` calls :func:`build_shared_state` once and runs :meth:`SharedState.running`
+inside its lifespan. With no ``redis:`` section everything is in-memory and per process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+from starlette.middleware import Middleware
+
+from proxy.audit import AuditLog, JsonlSink, RedisStreamSink, ResponseRecorder
+from proxy.config import Settings
+from proxy.metrics import Metrics
+from proxy.state._redis import RedisLink
+from proxy.state.cache import Cache, MemoryCache, RedisCache
+from proxy.state.notices import LocalNotices, Notices, RedisNotices
+from proxy.state.ratelimit import MemoryRateLimiter, RateLimiter, RedisRateLimiter
+from proxy.state.ratelimit_middleware import RateLimitMiddleware
+
+CACHE_NAMES = ("retrieval", "verification")
+
+
+@dataclass(frozen=True, slots=True)
+class SharedState:
+    link: RedisLink | None
+    caches: Mapping[str, Cache]  # by name: "retrieval", "verification"
+    limiter: RateLimiter
+    notices: Notices
+    audit: AuditLog
+    recorder: ResponseRecorder
+    middleware: tuple[Middleware, ...]
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[SharedState]:
+        """Start the background tasks (notice listener, audit flusher); on exit flush what
+        Redis will take and close everything."""
+        await self.audit.start()
+        await self.notices.start()
+        try:
+            yield self
+        finally:
+            await self.notices.aclose()
+            await self.audit.aclose()
+            if self.link is not None:
+                await self.link.aclose()
+
+
+def build_shared_state(settings: Settings, metrics: Metrics) -> SharedState:
+    link = RedisLink(settings.redis, metrics) if settings.redis is not None else None
+    caches: dict[str, Cache]
+    limiter: RateLimiter
+    notices: Notices
+    if link is None:
+        caches = {name: MemoryCache(name, observer=metrics) for name in CACHE_NAMES}
+        limiter, notices = MemoryRateLimiter(), LocalNotices()
+    else:
+        caches = {name: RedisCache(name, link) for name in CACHE_NAMES}
+        limiter, notices = RedisRateLimiter(link), RedisNotices(link)
+    audit_settings = settings.audit
+    audit = AuditLog(
+        jsonl=(
+            JsonlSink(audit_settings.jsonl, fsync=audit_settings.fsync)
+            if audit_settings.jsonl
+            else None
+        ),
+        redis=(
+            RedisStreamSink(
+                link, audit_settings.redis_stream, max_pending=audit_settings.max_pending
+            )
+            if link is not None and audit_settings.redis_stream
+            else None
+        ),
+    )
+    limits = settings.rate_limits
+    middleware = (
+        (Middleware(RateLimitMiddleware, limiter=limiter, settings=limits, metrics=metrics),)
+        if not limits.default.unlimited or limits.tenants
+        else ()
+    )
+    return SharedState(
+        link=link,
+        caches=caches,
+        limiter=limiter,
+        notices=notices,
+        audit=audit,
+        recorder=ResponseRecorder(metrics, audit, include_text=audit_settings.include_text),
+        middleware=middleware,
+    )

@@ -1,0 +1,158 @@
+"""The metric catalogue: report counting, bounded labels, request metrics through the real
+proxy, and multiprocess mode across worker processes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+from prometheus_client.parser import text_string_to_metric_families
+from report_factory import report, sentence
+
+from proxy.audit import AuditLog, JsonlSink, ResponseContext, ResponseRecorder, read_entries
+from proxy.errors import UpstreamHTTPError, UpstreamProtocolError, UpstreamTimeout
+from proxy.metrics import Metrics, upstream_error_kind
+from verifiers import ReportStatus, Verdict
+
+
+def samples(metrics: Metrics, name: str) -> dict[tuple[tuple[str, str], ...], float]:
+    """Current values of one sample name, keyed by sorted labels."""
+    text = metrics.render().decode()
+    return {
+        tuple(sorted(s.labels.items())): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+        if s.name == name
+    }
+
+
+def value(metrics: Metrics, name: str, **labels: str) -> float:
+    return samples(metrics, name).get(tuple(sorted(labels.items())), 0.0)
+
+
+REPORT = report(
+    (
+        sentence(0, Verdict.SUPPORTED, 3, cited=(("1", True),)),
+        sentence(1, Verdict.CONTRADICTED, 5, cited=(("2", True),)),
+        sentence(2, Verdict.INVALID_CITATION, 4, cited=(("9", False), ("8", False))),
+        sentence(3, Verdict.NOT_CHECKWORTHY, 1),
+    ),
+    status=ReportStatus.FLAGGED,
+    risk=0.42,
+    policy="clinical",
+)
+
+
+def test_record_response_counts_sentences_outcome_risk_and_citations(tmp_path: Path) -> None:
+    metrics = Metrics(routes=(), models=["gpt-x"], tenants=["acme"])
+    audit = AuditLog(jsonl=JsonlSink(tmp_path / "audit.jsonl"))
+    recorder = ResponseRecorder(metrics, audit)
+    ctx = ResponseContext(request_id="r1", tenant="acme", model="gpt-x")
+    recorder.record_response(REPORT, ctx)
+    recorder.record_response(REPORT, ResponseContext("r2", tenant="zeta", model="made-up"))
+    audit.jsonl.close()  # type: ignore[union-attr]
+
+    mine = {"model": "gpt-x", "tenant": "acme"}
+    name = "veriproxy_sentences_total"
+    assert value(metrics, name, verdict="supported", harm="3", **mine) == 1
+    assert value(metrics, name, verdict="contradicted", harm="5", **mine) == 1
+    assert value(metrics, name, verdict="invalid_citation", harm="4", **mine) == 1
+    assert value(metrics, name, verdict="supported", harm="5", **mine) == 0  # zero-initialised
+    other = {"model": "other", "tenant": "other"}  # unconfigured names never become labels
+    assert value(metrics, name, verdict="contradicted", harm="5", **other) == 1
+    assert value(metrics, "veriproxy_fabricated_citations_total", **mine) == 2
+    assert (
+        value(
+            metrics,
+            "veriproxy_responses_total",
+            outcome="flagged",
+            policy="clinical",
+            **mine,
+        )
+        == 1
+    )
+    assert value(metrics, "veriproxy_risk_score_bucket", le="0.4", **mine) == 0
+    assert value(metrics, "veriproxy_risk_score_bucket", le="0.5", **mine) == 1
+    assert value(metrics, "veriproxy_stage_duration_seconds_count", stage="retrieval") == 2
+    assert value(metrics, "veriproxy_stage_duration_seconds_sum", stage="verification") == 0.08
+    labels = {dict(k).get("model") for k in samples(metrics, name)}
+    assert labels == {"gpt-x", "other"}
+
+    records = [e["record"] for e in read_entries(tmp_path / "audit.jsonl")]
+    assert [(r["request_id"], r["tenant"], r["model"]) for r in records] == [
+        ("r1", "acme", "gpt-x"),
+        ("r2", "zeta", "made-up"),
+    ]
+
+
+def test_state_events_reach_their_families() -> None:
+    metrics = Metrics(routes=(), models=())
+    metrics.on_cache_lookup("verification", True)
+    metrics.on_cache_lookup("verification", False)
+    metrics.on_redis_degraded("audit")
+    metrics.on_audit_pending(7)
+    metrics.on_audit_dropped()
+    assert value(metrics, "veriproxy_cache_requests_total", cache="verification", result="hit") == 1
+    assert value(metrics, "veriproxy_redis_degraded_total", operation="audit") == 1
+    assert value(metrics, "veriproxy_audit_pending_records") == 7
+    assert value(metrics, "veriproxy_audit_dropped_total") == 1
+
+
+def test_upstream_error_kinds() -> None:
+    assert upstream_error_kind(UpstreamTimeout("t")) == "timeout"
+    assert upstream_error_kind(UpstreamHTTPError(429, "slow down")) == "http_4xx"
+    assert upstream_error_kind(UpstreamHTTPError(503, "down")) == "http_5xx"
+    assert upstream_error_kind(UpstreamProtocolError("bad")) == "stream"
+    assert upstream_error_kind(UpstreamHTTPError(500, "x"), mid_stream=True) == "stream"
+
+
+def test_request_metrics_through_the_proxy(proxy) -> None:
+    with httpx.Client(base_url=proxy.url) as client:
+        response = client.post(
+            "/v1/chat/completions",
+            json={"model": "gpt-x", "messages": [{"role": "user", "content": "hi"}]},
+        )
+        assert response.status_code == 200
+        text = client.get("/metrics").text
+    metrics = proxy.app.state.metrics
+    assert (
+        value(
+            metrics,
+            "veriproxy_requests_total",
+            route="/v1/chat/completions",
+            model="other",
+            tenant="anonymous",
+            status="200",
+        )
+        == 1
+    )
+    assert value(metrics, "veriproxy_inflight_requests", route="/v1/chat/completions") == 0
+    assert value(metrics, "veriproxy_stage_duration_seconds_count", stage="upstream_total") == 1
+    assert 'veriproxy_inflight_requests{route="/metrics"} 1.0' in text  # the scrape itself
+
+
+WORKER = """
+import sys
+from proxy.metrics import Metrics
+m = Metrics(routes=(), models=["gpt-x"])
+m.requests.labels("/v1/chat/completions", "gpt-x", "anonymous", "200").inc(int(sys.argv[1]))
+m.inflight.labels("/v1/chat/completions").inc()
+if sys.argv[2] == "exit-cleanly":
+    m.close()
+"""
+
+
+def test_multiprocess_mode_sums_workers(tmp_path: Path) -> None:
+    env = {"PROMETHEUS_MULTIPROC_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    root = Path(__file__).resolve().parents[2]
+    for n, how in ((2, "exit-cleanly"), (3, "still-running")):
+        subprocess.run(
+            [sys.executable, "-c", WORKER, str(n), how], env=env, cwd=root, check=True, timeout=60
+        )
+    metrics = Metrics(routes=(), models=["gpt-x"], multiprocess_dir=str(tmp_path))
+    labels = dict(route="/v1/chat/completions", model="gpt-x", tenant="anonymous", status="200")
+    assert value(metrics, "veriproxy_requests_total", **labels) == 5
+    # Counters keep a retired worker's counts; live gauges only sum workers not retired.
+    assert value(metrics, "veriproxy_inflight_requests", route="/v1/chat/completions") == 1
