@@ -105,14 +105,16 @@ class Verifier:
     def from_config(cls, config: Mapping[str, Any] | None = None) -> Verifier:
         """Build from plain config, e.g. ``{"nli": {"name": "hf", "model": "..."},
         "decomposer": {"name": "rules"}, "harm": {"name": "rules"},
-        "windows": {"per_abstract": 2, "max_windows": 6, "embed": true}}``."""
+        "windows": {"per_abstract": 2, "max_windows": 6, "embed": false}}``."""
         config = config or {}
         nli_options = dict(config.get("nli", {}))
         decomposer_options = dict(config.get("decomposer", {}))
         harm_options = dict(config.get("harm", {}))
         window_options = dict(config.get("windows", {}))
         encoder: SentenceEncoder | None = None
-        if window_options.pop("embed", True):
+        # Embedding every evidence sentence costs more than the NLI itself on a small CPU, so
+        # the embedding rerank of windows is opt-in; lexical overlap alone is the default.
+        if window_options.pop("embed", False):
             from verifiers.embed import Encoder
 
             encoder = Encoder()

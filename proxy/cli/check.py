@@ -40,7 +40,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--json", action="store_true", help="print the JSON report")
     parser.add_argument("--nli", default="bundled", help="NLI backend: bundled, hf or llm")
     parser.add_argument("--nli-model", help="model path/name for the hf and llm backends")
-    parser.add_argument("--no-embed", action="store_true", help="lexical window prefilter only")
+    parser.add_argument("--embed", action="store_true", help="rerank windows by embeddings too")
     parser.add_argument("--no-color", action="store_true", help="plain text output")
     parser.set_defaults(func=run)
 
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     nli: dict[str, Any] = {"name": args.nli}
     if args.nli_model:
         nli["model"] = args.nli_model
-    verifier = Verifier.from_config({"nli": nli, "windows": {"embed": not args.no_embed}})
+    verifier = Verifier.from_config({"nli": nli, "windows": {"embed": args.embed}})
     report = verifier.verify(answer, evidence)
     if args.json:
         print(json.dumps(to_json(report), indent=2, ensure_ascii=False))

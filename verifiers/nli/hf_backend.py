@@ -76,7 +76,9 @@ class HFNLI:
         self._order = label_order(self._model.config.id2label)
         self._device = device
         self._batch_size = batch_size
-        self._max_length = max_length
+        # Never past the model's position table (small models often have fewer than 256).
+        positions = getattr(self._model.config, "max_position_embeddings", max_length)
+        self._max_length = min(max_length, positions)
         self._lock = threading.Lock()
         self.version = f"hf:{Path(str(model)).name}"
 
