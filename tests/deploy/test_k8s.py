@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import kubernetes_validate
+import pytest
 from deployfiles import DASHBOARDS, DEPLOY, dockerfile_env, dockerfile_instructions, k8s_documents
 
 from policies import parse_policy
@@ -166,3 +168,17 @@ def test_service_monitor_scrapes_the_metrics_route() -> None:
     job = _one("Service")["metadata"]["labels"][monitor["jobLabel"]]
     alerts = (DASHBOARDS / "rules" / "alerts.yml").read_text(encoding="utf-8")
     assert f'up{{job="{job}"}}' in alerts
+
+
+# Oldest and newest Kubernetes releases the manifests are checked against (strict: unknown
+# fields, i.e. typos, fail too). The ServiceMonitor is a CRD and the Kustomization is not a
+# cluster object; the schemas ship neither.
+@pytest.mark.parametrize("version", ["1.28.0", kubernetes_validate.latest_version()])
+def test_manifests_match_the_kubernetes_schemas(version: str) -> None:
+    checked = 0
+    for doc in DOCS:
+        if doc["kind"] in ("ServiceMonitor", "Kustomization"):
+            continue
+        kubernetes_validate.validate(doc, version, strict=True)
+        checked += 1
+    assert checked >= 6
