@@ -3,12 +3,15 @@ produces, the ports and paths every service expects, and promtool on the Prometh
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 from deployfiles import DASHBOARDS, DEPLOY, dockerfile_env, load_yaml, mount
 
@@ -45,6 +48,15 @@ def _seconds(value: str) -> float:
     match = re.fullmatch(r"(\d+)(ms|s|m)?", value.strip())
     assert match, value
     return int(match.group(1)) * {"ms": 0.001, "s": 1, "m": 60, None: 1}[match.group(2)]
+
+
+def test_compose_file_matches_the_compose_specification(compose: dict[str, Any]) -> None:
+    # The Compose spec's schema as vendored by check-jsonschema: typos in keys fail here.
+    vendored = resources.files("check_jsonschema.builtin_schemas.vendor")
+    schema = json.loads(vendored.joinpath("compose-spec.json").read_text(encoding="utf-8"))
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(compose)]
+    assert not errors
 
 
 def test_the_stack_has_its_services(compose: dict[str, Any]) -> None:
