@@ -41,7 +41,7 @@ def estimate_tokens(text: str) -> int:
 def defuse(text: str) -> str:
     """Collapse whitespace and neutralise evidence tags and entry labels inside evidence text."""
     text = " ".join(text.split())
-    text = _TAG.sub(lambda m: f"‹{m.group(1)}{m.group(2)}", text)
+    text = _TAG.sub(lambda m: f"&lt;{m.group(1)}{m.group(2)}", text)
     return _LABEL.sub(lambda m: f"({m.group(1)} ", text)
 
 

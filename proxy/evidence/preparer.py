@@ -62,8 +62,6 @@ class EvidencePreparer:
     def _inject(
         self, request: ChatRequest, ctx: RequestContext, evidence: tuple[Evidence, ...]
     ) -> ChatRequest:
-        messages, injected = inject(
-            request.messages, evidence, budget=self._settings.token_budget
-        )
+        messages, injected = inject(request.messages, evidence, budget=self._settings.token_budget)
         ctx.attachments[EVIDENCE_KEY] = injected
         return request.with_body(messages=messages)

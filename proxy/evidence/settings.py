@@ -5,11 +5,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from proxy.evidence.inject import DEFAULT_TOKEN_BUDGET
 from proxy.evidence.query import DEFAULT_CONTEXT_TURNS
 from proxy.retrieval.base import DEFAULT_TOP_K, Mode
 from proxy.retrieval.cache import DEFAULT_MAX_ENTRIES, DEFAULT_TTL_SECONDS
 from proxy.retrieval.fusion import DEFAULT_ALPHA, DEFAULT_BETA
+
+DEFAULT_NCBI_KEY_ENV = "NCBI_API_KEY"
+DEFAULT_TOOL = "veriproxy"
+DEFAULT_OPENSEARCH_URL = "http://127.0.0.1:9200"
+DEFAULT_OPENSEARCH_INDEX = "pubmed"
 
 
 class Backend(StrEnum):
@@ -21,16 +28,16 @@ class Backend(StrEnum):
 @dataclass(frozen=True, slots=True)
 class EutilsSettings:
     email: str | None = None
-    api_key_env: str | None = "NCBI_API_KEY"  # read at start; 10 requests/s with a key, else 3
-    tool: str = "veriproxy"
+    api_key_env: str | None = (
+        DEFAULT_NCBI_KEY_ENV  # read at start; 10 requests/s with a key, else 3
+    )
+    tool: str = DEFAULT_TOOL
 
 
 @dataclass(frozen=True, slots=True)
 class OpenSearchSettings:
-    url: str = "http://127.0.0.1:9200"
-    index: str = "pubmed"
-    username: str | None = None
-    password_env: str | None = None
+    url: str = DEFAULT_OPENSEARCH_URL
+    index: str = DEFAULT_OPENSEARCH_INDEX
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,3 +59,46 @@ class RetrievalSettings:
     encoder_threads: int = 1
     eutils: EutilsSettings = field(default_factory=EutilsSettings)
     opensearch: OpenSearchSettings = field(default_factory=OpenSearchSettings)
+
+
+# --- the ``retrieval:`` section as read from YAML (validated once, at the config boundary) ---
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _EutilsModel(_Strict):
+    email: str | None = None
+    api_key_env: str | None = DEFAULT_NCBI_KEY_ENV
+    tool: str = DEFAULT_TOOL
+
+
+class _OpenSearchModel(_Strict):
+    url: str = Field(default=DEFAULT_OPENSEARCH_URL, pattern=r"^https?://")
+    index: str = Field(default=DEFAULT_OPENSEARCH_INDEX, min_length=1)
+
+
+class RetrievalConfigModel(_Strict):
+    enabled: bool = True
+    backend: Backend = Backend.SQLITE
+    path: str | None = Field(default=None, min_length=1)
+    mode: Mode = Mode.HYBRID
+    alpha: float = Field(default=DEFAULT_ALPHA, ge=0)
+    beta: float = Field(default=DEFAULT_BETA, ge=0)
+    top_k: int = Field(default=DEFAULT_TOP_K, ge=1, le=100)
+    token_budget: int = Field(default=DEFAULT_TOKEN_BUDGET, ge=100)
+    context_turns: int = Field(default=DEFAULT_CONTEXT_TURNS, ge=0, le=10)
+    cache_entries: int = Field(default=DEFAULT_MAX_ENTRIES, ge=0)
+    cache_ttl_seconds: float = Field(default=DEFAULT_TTL_SECONDS, gt=0)
+    encoder_threads: int = Field(default=1, ge=1)
+    eutils: _EutilsModel = _EutilsModel()
+    opensearch: _OpenSearchModel = _OpenSearchModel()
+
+    def to_settings(self) -> RetrievalSettings:
+        fields = self.model_dump(exclude={"eutils", "opensearch"})
+        return RetrievalSettings(
+            **fields,
+            eutils=EutilsSettings(**self.eutils.model_dump()),
+            opensearch=OpenSearchSettings(**self.opensearch.model_dump()),
+        )
