@@ -50,17 +50,23 @@ class Score:
     true_pos: int = 0
     false_pos: int = 0
     false_neg: int = 0
+    true_neg: int = 0
 
     def add(self, gold: bool, predicted: bool) -> None:
         self.true_pos += gold and predicted
         self.false_pos += predicted and not gold
         self.false_neg += gold and not predicted
+        self.true_neg += not gold and not predicted
 
     def line(self, name: str) -> str:
         p = self.true_pos / max(self.true_pos + self.false_pos, 1)
         r = self.true_pos / max(self.true_pos + self.false_neg, 1)
-        support = self.true_pos + self.false_neg
-        return f"{name:<22} precision {p:.3f}  recall {r:.3f}  (positives {support})"
+        positives = self.true_pos + self.false_neg
+        negatives = self.false_pos + self.true_neg
+        return (
+            f"{name:<22} precision {p:.3f}  recall {r:.3f}  "
+            f"(positives {positives}, negatives {negatives})"
+        )
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
