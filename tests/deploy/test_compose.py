@@ -88,10 +88,12 @@ def test_redis_persists_and_is_the_one_configured(compose: dict[str, Any]) -> No
     assert re.match(r"redis://redis:6379(/\d+)?$", settings.redis.url)
 
 
-def test_policies_are_mounted_from_the_presets(compose: dict[str, Any]) -> None:
+def test_policies_are_mounted_from_the_presets_where_the_proxy_reads(
+    compose: dict[str, Any],
+) -> None:
     source, target = mount(compose["services"]["proxy"], "policies/presets")
     assert source == PRESETS_DIR
-    assert target.startswith("/etc/veriproxy/")
+    assert _proxy_settings(compose).verification.policies_dir == target
 
 
 def test_load_balancer_fronts_every_replica(compose: dict[str, Any]) -> None:

@@ -153,9 +153,10 @@ def test_every_shipped_policy_loads() -> None:
         assert parse_policy(text, name).name == name.rsplit(".", 1)[0]
 
 
-def test_policies_are_mounted_where_compose_puts_them(compose: dict[str, Any]) -> None:
-    (path,) = [v.split(":")[1] for v in compose["services"]["proxy"]["volumes"] if "polic" in v]
-    _, volume = _volume_source(path)
+def test_policies_are_mounted_where_the_proxy_reads_them(tmp_path: Any) -> None:
+    policies_dir = _settings(tmp_path).verification.policies_dir
+    assert policies_dir is not None
+    _, volume = _volume_source(policies_dir)
     assert volume["configMap"]["name"] == "veriproxy-policies"
 
 
