@@ -218,13 +218,13 @@ class Metrics:
         if self._multiprocess_dir is None:
             return generate_latest(self.registry)
         registry = CollectorRegistry()
-        MultiProcessCollector(registry, path=self._multiprocess_dir)
+        MultiProcessCollector(registry, path=self._multiprocess_dir)  # type: ignore[no-untyped-call]
         return generate_latest(registry)
 
     def close(self) -> None:
         """Retire this worker's live gauges (multiprocess mode)."""
         if self._multiprocess_dir is not None:
-            mark_process_dead(os.getpid(), self._multiprocess_dir)
+            mark_process_dead(os.getpid(), self._multiprocess_dir)  # type: ignore[no-untyped-call]
 
 
 def upstream_error_kind(exc: BaseException, mid_stream: bool = False) -> str:

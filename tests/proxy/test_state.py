@@ -21,6 +21,8 @@ from proxy.state import (
     RedisSettings,
     cache_key,
 )
+from proxy.state.evidence_cache import EvidenceCache
+from verifiers import Evidence, EvidenceSentence
 
 
 @dataclass
@@ -145,3 +147,28 @@ async def test_local_notices_deliver_in_process() -> None:
     await notices.publish(POLICY_RELOAD)
     assert seen == [POLICY_RELOAD]
     assert RESYNC != POLICY_RELOAD
+
+
+async def test_evidence_cache_shares_retrieval_results_without_query_text(
+    link: RedisLink,
+) -> None:
+    evidence = [
+        Evidence(
+            pmid="123",
+            title="Aspirin and fever",
+            abstract="Aspirin lowered fever. It was safe.",
+            sentences=(EvidenceSentence("Aspirin lowered fever.", 0, 22),),
+            journal="J Test",
+            year=2020,
+            score=0.75,
+            retriever="hybrid",
+        )
+    ]
+    query_key = "hybrid\x1f10\x1fdoes aspirin reduce fever in patient john doe"
+    writer = EvidenceCache(RedisCache("retrieval", link))
+    assert await writer.get(query_key) is None
+    await writer.set(query_key, evidence)
+    reader = EvidenceCache(RedisCache("retrieval", link))
+    assert await reader.get(query_key) == evidence
+    keys = [k.decode() async for k in link.client.scan_iter(match=link.prefix + "*")]
+    assert len(keys) == 1 and "john" not in keys[0]
