@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from proxy.audit.log import AuditSettings
 from proxy.audit.redis_stream import DEFAULT_MAX_PENDING
+from proxy.evidence.settings import RetrievalConfigModel, RetrievalSettings
 from proxy.limits import Limits
 from proxy.metrics import MetricsSettings
 from proxy.retry import RetryPolicy
@@ -150,6 +151,7 @@ class Settings:
     audit: AuditSettings = field(default_factory=AuditSettings)
     metrics: MetricsSettings = field(default_factory=MetricsSettings)
     verification: VerificationSettings = field(default_factory=VerificationSettings)
+    retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
 
     def secrets(self) -> tuple[str, ...]:
         """Every configured key, so sanitisers can scrub them from any outgoing text."""
@@ -279,6 +281,7 @@ class _SettingsModel(_Strict):
     audit: _AuditModel = _AuditModel()
     metrics: _MetricsModel = _MetricsModel()
     verification: _VerificationModel = _VerificationModel()
+    retrieval: RetrievalConfigModel = RetrievalConfigModel()
 
     @model_validator(mode="after")
     def _audit_stream_needs_redis(self) -> _SettingsModel:
@@ -345,6 +348,7 @@ def settings_from_mapping(raw: Mapping[str, Any], environ: Mapping[str, str]) ->
         audit=AuditSettings(**parsed.audit.model_dump()),
         metrics=MetricsSettings(tenants=parsed.metrics.tenants),
         verification=VerificationSettings(**parsed.verification.model_dump()),
+        retrieval=parsed.retrieval.to_settings(),
     )
 
 
