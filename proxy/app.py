@@ -26,10 +26,11 @@ from proxy.auth import AuthMiddleware, open_store
 from proxy.chat_service import ChatService
 from proxy.config import Settings
 from proxy.errors import install_error_handlers
-from proxy.extensions import NO_EXTENSIONS, Extensions
+from proxy.extensions import Extensions
 from proxy.limits import StreamSlots
 from proxy.metrics import Metrics
 from proxy.middleware import RequestContextMiddleware
+from proxy.pipeline import Pipeline, build_pipeline
 from proxy.routes import routes
 from proxy.state.runtime import build_shared_state
 from proxy.upstream import UpstreamRouter, build_http_client
@@ -41,7 +42,7 @@ def create_app(
     settings: Settings,
     *,
     transport: httpx.AsyncBaseTransport | None = None,
-    extensions: Extensions = NO_EXTENSIONS,
+    extensions: Extensions | None = None,
     middleware: Sequence[Middleware] = (),
     readiness_checks: Sequence[ReadinessCheck] = (),
 ) -> Starlette:
@@ -53,6 +54,12 @@ def create_app(
     )
     # Redis (if configured), caches, rate limits, replica notices, audit log, recorder.
     shared = build_shared_state(settings, metrics)
+    # Evidence, verification and policies as configured, unless the caller brings its own.
+    pipeline = (
+        build_pipeline(settings, metrics, shared.recorder)
+        if extensions is None
+        else Pipeline(extensions)
+    )
     secrets = settings.secrets()
     # Proxy keys: on when a key store is configured (see proxy.auth); None is the keyless mode.
     key_store = open_store(settings.auth.store) if settings.auth.store else None
@@ -63,13 +70,15 @@ def create_app(
             router = UpstreamRouter(settings, client)
             app.state.router = router
             app.state.chat_service = ChatService(
-                router, metrics, extensions, secrets, retry=settings.retry
+                router, metrics, pipeline.extensions, secrets, retry=settings.retry
             )
+            await pipeline.start()
             app.state.ready = True
             try:
                 yield
             finally:
                 app.state.ready = False
+                pipeline.stop()
                 await router.aclose()
                 if key_store is not None:
                     await key_store.aclose()

@@ -38,6 +38,7 @@ class RequestContext:
     request_id: str
     model: str
     stream: bool
+    tenant: str | None = None  # from the proxy key; None in keyless mode
     options: RequestOptions = field(default_factory=RequestOptions)
     # Shared scratch space for one request's extension steps (e.g. "evidence" -> Evidence).
     attachments: dict[str, Any] = field(default_factory=dict)

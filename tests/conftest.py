@@ -43,7 +43,11 @@ def proxy_factory(emulator: RunningEmulator) -> Iterator[ProxyFactory]:
     servers: list[ServerThread] = []
 
     def start(config: Mapping[str, Any] | None = None, **app_kwargs: Any) -> RunningProxy:
-        raw: dict[str, Any] = {"default_upstream": {"base_url": emulator.base_url}}
+        # Passthrough unless a test turns verification on: most tests check bytes round-trip.
+        raw: dict[str, Any] = {
+            "default_upstream": {"base_url": emulator.base_url},
+            "verification": {"enabled": False},
+        }
         raw.update(config or {})
         settings = settings_from_mapping(raw, environ={})
         app = create_app(settings, **app_kwargs)

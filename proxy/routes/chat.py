@@ -30,6 +30,7 @@ async def chat_completions(request: Request) -> Response:
         request_id=request_id_of(request.scope),
         model=chat.model,
         stream=chat.stream,
+        tenant=principal.tenant,
         options=options,
     )
     service: ChatService = state.chat_service
@@ -46,7 +47,9 @@ async def chat_completions(request: Request) -> Response:
         return SSEResponse(slot.hold(stream))
     async with deadline("request", limits.request_seconds):
         result = await service.complete(chat, ctx, headers)
-    return Response(result.body, headers=dict(result.headers), media_type="application/json")
+    # Finalisers may add headers (verification status and risk) through the context.
+    headers_out = {**dict(result.headers), **ctx.attachments.get("response_headers", {})}
+    return Response(result.body, headers=headers_out, media_type="application/json")
 
 
 ROUTES = [Route("/v1/chat/completions", chat_completions, methods=["POST"])]

@@ -1,0 +1,26 @@
+"""Settings of the verification step (the ``verification:`` config section)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+DEFAULT_POLICY = "default"
+DEFAULT_TIMEOUT_SECONDS = 20.0
+DEFAULT_RELOAD_SECONDS = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class VerificationSettings:
+    """``enabled`` switches the whole step; ``verifier`` is handed to
+    ``verifiers.Verifier.from_config`` (NLI backend, decomposer, harm scorer, windows);
+    ``timeout_seconds`` bounds each verification call (a timeout is a verifier error and the
+    policy's ``on_verifier_error`` decides); ``policies_dir`` replaces the shipped presets."""
+
+    enabled: bool = True
+    timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
+    verifier: Mapping[str, Any] = field(default_factory=dict)
+    policies_dir: str | None = None
+    default_policy: str = DEFAULT_POLICY
+    reload_seconds: float = DEFAULT_RELOAD_SECONDS

@@ -1,0 +1,143 @@
+"""Verification and policies, plugged into the chat service's extension points.
+
+``VerificationService`` is all three kinds of extension (see :mod:`proxy.extensions`):
+
+- as a *preparer* it picks the request's policy before the upstream is called (so an unknown
+  or forbidden policy is a 4xx, not a broken stream) and keeps it on the request context;
+- as a *stream transformer* it runs the policy's stream mode (:mod:`proxy.verification.streams`);
+- as a *response finaliser* it verifies a whole completion, enforces block/redact and adds the
+  top-level ``verification`` report.
+
+The evidence is what the retrieval preparer left in ``ctx.attachments["evidence"]`` (none: every
+check-worthy sentence comes out ``unsupported`` and the report says no evidence was retrieved).
+Each finished response goes to the ``ResponseRecorder`` (metrics and audit log).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import AsyncIterator
+from typing import Any
+
+from policies import Policy, PolicyError, PolicyNotAllowed, PolicyNotFound, PolicyStore, StreamMode
+from proxy.audit.record import ResponseContext
+from proxy.audit.recorder import ResponseRecorder
+from proxy.auth import PermissionDenied
+from proxy.errors import InvalidRequest
+from proxy.extensions import RequestContext
+from proxy.metrics import Metrics
+from proxy.protocol import ChatRequest
+from proxy.streaming import StreamChunk
+from proxy.verification._settings import VerificationSettings
+from proxy.verification.redact import enforce_on_completion
+from proxy.verification.session import Outcome, VerificationSession
+from proxy.verification.streams import annotate_stream, gate_stream
+from verifiers import Evidence
+from verifiers.engine import Verifier
+
+POLICY_KEY = "policy"
+EVIDENCE_KEY = "evidence"
+HEADERS_KEY = "response_headers"
+
+
+class VerificationService:
+    def __init__(
+        self,
+        settings: VerificationSettings,
+        policies: PolicyStore,
+        metrics: Metrics,
+        recorder: ResponseRecorder,
+        *,
+        verifier: Verifier | None = None,
+    ) -> None:
+        self._settings = settings
+        self._policies = policies
+        self._metrics = metrics
+        self._recorder = recorder
+        self._verifier = verifier
+        self._lock = threading.Lock()
+
+    @property
+    def verifier(self) -> Verifier:
+        """The verifier, loaded on first use (the bundled models take a second to load)."""
+        with self._lock:
+            if self._verifier is None:
+                self._verifier = Verifier.from_config(self._settings.verifier)
+            return self._verifier
+
+    # -- preparer ---------------------------------------------------------------------------
+
+    async def prepare(self, request: ChatRequest, ctx: RequestContext) -> ChatRequest:
+        if self._enabled(ctx):
+            ctx.attachments[POLICY_KEY] = self._select_policy(ctx)
+        return request
+
+    # -- stream transformer -----------------------------------------------------------------
+
+    def transform(
+        self, chunks: AsyncIterator[StreamChunk], ctx: RequestContext
+    ) -> AsyncIterator[StreamChunk]:
+        session = self._session(ctx)
+        if session is None:
+            return chunks
+        mode = gate_stream if session.policy.stream_mode is StreamMode.GATE else annotate_stream
+        return mode(chunks, session, lambda outcome, answer: self._record(outcome, ctx, answer))
+
+    # -- response finaliser -----------------------------------------------------------------
+
+    async def finalise(self, completion: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
+        session = self._session(ctx)
+        answer = _answer_of(completion)
+        if session is None or answer is None:
+            return completion
+        outcome = await session.verify(answer)
+        self._record(outcome, ctx, answer)
+        ctx.attachments[HEADERS_KEY] = {
+            "X-Veriproxy-Status": outcome.report.status.value,
+            "X-Veriproxy-Risk": f"{outcome.report.risk:.4f}",
+        }
+        return enforce_on_completion(completion, outcome, session)
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    def _enabled(self, ctx: RequestContext) -> bool:
+        return self._settings.enabled and ctx.options.verify is not False
+
+    def _select_policy(self, ctx: RequestContext) -> Policy:
+        try:
+            return self._policies.select(
+                tenant=ctx.tenant, model=ctx.model, requested=ctx.options.policy, allow_choice=True
+            )
+        except PolicyNotAllowed as exc:
+            raise PermissionDenied(str(exc)) from None
+        except (PolicyNotFound, PolicyError) as exc:
+            raise InvalidRequest(str(exc), param="veriproxy.policy") from None
+
+    def _session(self, ctx: RequestContext) -> VerificationSession | None:
+        policy = ctx.attachments.get(POLICY_KEY)
+        if not isinstance(policy, Policy):
+            return None
+        evidence: tuple[Evidence, ...] = tuple(ctx.attachments.get(EVIDENCE_KEY, ()))
+        return VerificationSession(
+            self.verifier,
+            policy,
+            evidence,
+            timeout=self._settings.timeout_seconds,
+            on_error=lambda kind: self._metrics.verifier_errors.labels(kind).inc(),
+        )
+
+    def _record(self, outcome: Outcome, ctx: RequestContext, answer: str) -> None:
+        self._recorder.record_response(
+            outcome.report,
+            ResponseContext(
+                request_id=ctx.request_id, tenant=ctx.tenant, model=ctx.model, answer=answer
+            ),
+        )
+
+
+def _answer_of(completion: dict[str, Any]) -> str | None:
+    for choice in completion.get("choices") or ():
+        if isinstance(choice, dict) and choice.get("index", 0) == 0:
+            content = (choice.get("message") or {}).get("content")
+            return content if isinstance(content, str) else None
+    return None

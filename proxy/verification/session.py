@@ -1,0 +1,124 @@
+"""One response's verification: the verifier stream, the chosen policy, timeouts and errors.
+
+Every verifier call runs in a worker thread under ``timeout_seconds``. A timeout or an exception
+is a verifier error: the session stops verifying, and the final report is ``unverified`` with
+the reason, which the policy's ``on_verifier_error`` turns into open / flag / closed. A session
+never reports "verified" for text it did not verify.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import TypeVar
+
+import anyio
+import anyio.to_thread
+
+from policies import Policy, ResponseDecision, apply_policy, decide_report, decide_sentence
+from verifiers import Evidence, ReportStatus, ResponseReport, SentenceAnnotation
+from verifiers.engine import Verifier
+
+logger = logging.getLogger("veriproxy.verification")
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The final report (policy applied) and the policy's decision, whose ``enforced_action``
+    and ``message`` say what the client must get."""
+
+    report: ResponseReport
+    decision: ResponseDecision
+
+
+ErrorHook = Callable[[str], None]  # called with the error kind: "timeout" or "exception"
+
+
+class VerificationSession:
+    def __init__(
+        self,
+        verifier: Verifier,
+        policy: Policy,
+        evidence: Sequence[Evidence],
+        *,
+        timeout: float,
+        on_error: ErrorHook = lambda kind: None,
+    ) -> None:
+        self.policy = policy
+        self.evidence = tuple(evidence)
+        self.error: str | None = None
+        self._verifier = verifier
+        self._stream = verifier.stream(self.evidence)
+        self._timeout = timeout
+        self._on_error = on_error
+        self._sentences: list[SentenceAnnotation] = []
+        self._started = time.perf_counter()
+
+    async def feed(self, delta: str) -> list[SentenceAnnotation]:
+        """Annotations, policy decision applied, of the sentences ``delta`` completed."""
+        if self.error is not None or not delta:
+            return []
+        done = await self._call(self._stream.feed, delta)
+        if done is None:
+            return []
+        decided = [self._decide(s) for s in done]
+        self._sentences.extend(decided)
+        return decided
+
+    async def finish(self) -> tuple[list[SentenceAnnotation], Outcome]:
+        """The sentences not yet returned by ``feed`` and the final outcome."""
+        report = None
+        if self.error is None:
+            report = await self._call(self._stream.finish)
+        outcome = self._conclude(report or self._unverified_report())
+        return list(outcome.report.sentences[len(self._sentences) :]), outcome
+
+    def stop(self, reason: str | None = None) -> Outcome:
+        """End early (a block, or the client went away): report what was verified so far.
+        ``reason`` marks the rest of the answer as not verified."""
+        if reason is not None and self.error is None:
+            self.error = reason
+        base = self._verifier.report(self._sentences, self.evidence, {}, self._started)
+        if self.error is not None:
+            base = replace(base, status=ReportStatus.UNVERIFIED, faithful=False, error=self.error)
+        return self._conclude(base)
+
+    async def verify(self, answer: str) -> Outcome:
+        """Verify a whole (non-streamed) answer."""
+        report = await self._call(self._verifier.verify, answer, self.evidence)
+        return self._conclude(report or self._unverified_report())
+
+    def message_for(self, sentence: SentenceAnnotation) -> str | None:
+        """The text that replaces a redacted or blocked sentence."""
+        return decide_sentence(self.policy, sentence).message
+
+    def _conclude(self, report: ResponseReport) -> Outcome:
+        return Outcome(apply_policy(self.policy, report), decide_report(self.policy, report))
+
+    def _decide(self, sentence: SentenceAnnotation) -> SentenceAnnotation:
+        decision = decide_sentence(self.policy, sentence)
+        return replace(sentence, action=decision.action, rules_fired=decision.rules_fired)
+
+    async def _call(self, fn: Callable[..., T], *args: object) -> T | None:
+        try:
+            with anyio.fail_after(self._timeout):
+                # abandon_on_cancel: a timed-out call must not hold the response hostage.
+                return await anyio.to_thread.run_sync(fn, *args, abandon_on_cancel=True)
+        except TimeoutError:
+            self._fail("timeout", f"verification timed out after {self._timeout:g}s")
+        except Exception as exc:
+            logger.error("verifier failed", exc_info=exc)
+            self._fail("exception", f"verifier error ({type(exc).__name__})")
+        return None
+
+    def _fail(self, kind: str, message: str) -> None:
+        self.error = message
+        self._on_error(kind)
+
+    def _unverified_report(self) -> ResponseReport:
+        base = self._verifier.report(self._sentences, self.evidence, {}, self._started)
+        return replace(base, status=ReportStatus.UNVERIFIED, faithful=False, error=self.error)

@@ -1,0 +1,257 @@
+"""Verified responses end to end: the real openai SDK -> the running proxy (verification with the
+bundled model, real policies) -> the upstream emulator replaying answers built from a real
+PubMedQA abstract, which the client supplies as its evidence document."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import openai
+import pytest
+
+from proxy.server_thread import RunningEmulator, RunningProxy
+
+ProxyFactory = Callable[..., RunningProxy]
+
+DOC = json.loads((Path(__file__).parents[1] / "fixtures" / "pubmedqa_12442934.json").read_text())
+DOCUMENTS = [{"pmid": DOC["pmid"], "title": DOC["title"], "text": DOC["text"]}]
+QUESTION = [{"role": "user", "content": DOC["title"]}]
+
+SUPPORTED = (
+    "Pretreatment with ibuprofen before elective total hip surgery increases the perioperative "
+    "blood loss [PMID:12442934]."
+)
+WRONG_DOSE = (
+    "All patients were injected intrathecally with bupivacaine 200 mg plus morphine 0.1 mg "
+    "[PMID:12442934]."
+)
+FABRICATED = "Ibuprofen also halves the rate of wound infection [PMID:31415926]."
+
+
+def _client(proxy: RunningProxy) -> openai.OpenAI:
+    return openai.OpenAI(base_url=proxy.base_url, api_key="sk-test-client", max_retries=0)
+
+
+def _options(policy: str | None = None) -> dict[str, Any]:
+    options: dict[str, Any] = {"documents": DOCUMENTS}
+    if policy is not None:
+        options["policy"] = policy
+    return {"veriproxy": options}
+
+
+@pytest.fixture
+def verifying(proxy_factory: ProxyFactory, tmp_path: Path) -> Iterator[RunningProxy]:
+    yield proxy_factory(
+        {
+            "verification": {"enabled": True},
+            "audit": {"jsonl": str(tmp_path / "audit.jsonl")},
+        }
+    )
+
+
+def _stream(proxy: RunningProxy, policy: str | None) -> list[Any]:
+    stream = _client(proxy).chat.completions.create(
+        model="gpt-x", messages=QUESTION, stream=True, extra_body=_options(policy)
+    )
+    return list(stream)
+
+
+def _content(chunks: list[Any]) -> str:
+    return "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+
+
+def _annotations(chunks: list[Any], kind: str) -> list[dict[str, Any]]:
+    out = []
+    for chunk in chunks:
+        extra = chunk.model_extra or {}
+        if "verification" in extra and extra["verification"]["type"] == kind:
+            out.append(extra["verification"])
+    return out
+
+
+def _audit(proxy: RunningProxy) -> list[dict[str, Any]]:
+    path = Path(proxy.settings.audit.jsonl or "")
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_supported_answer_passes_clean(verifying: RunningProxy, emulator: RunningEmulator) -> None:
+    emulator.emulator.reply = SUPPORTED
+    response = _client(verifying).chat.completions.with_raw_response.create(
+        model="gpt-x", messages=QUESTION, extra_body=_options()
+    )
+    completion = response.parse()
+    assert completion.choices[0].message.content == SUPPORTED
+    report = (completion.model_extra or {})["verification"]
+    assert report["status"] == "verified"
+    assert [s["verdict"] for s in report["sentences"]] == ["supported"]
+    span = report["sentences"][0]["evidence"][0]
+    assert span["pmid"] == "12442934"
+    assert span["text"] == DOC["text"][span["start"] : span["end"]]
+    assert report["risk"] == pytest.approx(1.0)
+    assert response.headers["x-veriproxy-status"] == "verified"
+    assert float(response.headers["x-veriproxy-risk"]) == pytest.approx(1.0, abs=1e-3)
+    # The evidence reached the model inside the injected system message.
+    sent = emulator.stats.requests[-1]["messages"]
+    assert sent[0]["role"] == "system" and "[PMID:12442934]" in sent[0]["content"]
+    assert _audit(verifying)[-1]["status"] == "verified"
+
+
+def test_streamed_annotations_keep_naive_loops_working(
+    verifying: RunningProxy, emulator: RunningEmulator
+) -> None:
+    emulator.emulator.reply = f"{SUPPORTED} {FABRICATED}"
+    # A plain HTTP client sees ordinary chunks plus annotation chunks with an empty delta.
+    with httpx.stream(
+        "POST",
+        f"{verifying.base_url}/chat/completions",
+        json={"model": "gpt-x", "messages": QUESTION, "stream": True, **_options()},
+        timeout=60,
+    ) as response:
+        events = [line[6:] for line in response.iter_lines() if line.startswith("data: ")]
+    assert events[-1] == "[DONE]"
+    chunks = [json.loads(e) for e in events[:-1]]
+    assert all(c["choices"][0]["delta"] == {} for c in chunks if "verification" in c)
+    text = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks)
+    assert text == f"{SUPPORTED} {FABRICATED}"  # annotate mode streams the answer untouched
+    kinds = [c["verification"]["type"] for c in chunks if "verification" in c]
+    assert kinds == ["sentence", "sentence", "report"]
+    verdicts = [c["verification"]["verdict"] for c in chunks if "verification" in c][:2]
+    assert verdicts == ["supported", "invalid_citation"]
+
+
+def test_async_sdk_reads_annotations(verifying: RunningProxy, emulator: RunningEmulator) -> None:
+    import asyncio
+
+    emulator.emulator.reply = SUPPORTED
+
+    async def run() -> list[Any]:
+        client = openai.AsyncOpenAI(base_url=verifying.base_url, api_key="sk-x", max_retries=0)
+        async with client:
+            stream = await client.chat.completions.create(
+                model="gpt-x", messages=QUESTION, stream=True, extra_body=_options()
+            )
+            return [chunk async for chunk in stream]
+
+    chunks = asyncio.run(run())
+    assert _content(chunks) == SUPPORTED
+    (report,) = _annotations(chunks, "report")
+    assert report["status"] == "verified"
+
+
+def test_gate_blocks_contradicted_dose_before_any_of_it_streams(
+    verifying: RunningProxy, emulator: RunningEmulator
+) -> None:
+    emulator.emulator.reply = f"{SUPPORTED} {WRONG_DOSE} The trial enrolled fifty patients."
+    chunks = _stream(verifying, "clinical-strict")
+    text = _content(chunks)
+    assert text.startswith(SUPPORTED)
+    assert "200 mg" not in text and "bupivacaine" not in text
+    assert "withheld" in text  # the policy's block message
+    assert chunks[-2].choices[0].finish_reason == "content_filter"
+    sentences = _annotations(chunks, "sentence")
+    assert sentences[-1]["verdict"] == "contradicted" and sentences[-1]["action"] == "block"
+    assert sentences[-1]["harm"] == 5
+    (report,) = _annotations(chunks, "report")
+    assert report["status"] == "blocked"
+    assert "block-contradicted-high-harm" in report["rules_fired"]
+    assert _audit(verifying)[-1]["status"] == "blocked"
+
+
+def test_gate_redacts_fabricated_citation(
+    verifying: RunningProxy, emulator: RunningEmulator
+) -> None:
+    emulator.emulator.reply = f"{SUPPORTED} {FABRICATED}"
+    chunks = _stream(verifying, "clinical-strict")
+    text = _content(chunks)
+    assert "31415926" not in text and "wound infection" not in text
+    assert text.startswith(SUPPORTED) and "[removed:" in text
+    (report,) = _annotations(chunks, "report")
+    assert report["status"] == "redacted"
+    fabricated = report["sentences"][1]
+    assert fabricated["verdict"] == "invalid_citation" and fabricated["action"] == "redact"
+    assert fabricated["citations"][0] == {
+        "raw": "[PMID:31415926]",
+        "pmid": "31415926",
+        "start": fabricated["citations"][0]["start"],
+        "end": fabricated["citations"][0]["end"],
+        "valid": False,
+    }
+
+
+def test_non_streaming_block_returns_content_filter(
+    verifying: RunningProxy, emulator: RunningEmulator
+) -> None:
+    emulator.emulator.reply = f"{SUPPORTED} {WRONG_DOSE}"
+    completion = _client(verifying).chat.completions.create(
+        model="gpt-x", messages=QUESTION, extra_body=_options("clinical-strict")
+    )
+    choice = completion.choices[0]
+    assert choice.finish_reason == "content_filter"
+    assert "200 mg" not in (choice.message.content or "")
+    assert (completion.model_extra or {})["verification"]["status"] == "blocked"
+
+
+def test_shadow_mode_changes_nothing_but_records(
+    verifying: RunningProxy, emulator: RunningEmulator
+) -> None:
+    answer = f"{SUPPORTED} {WRONG_DOSE} {FABRICATED}"
+    emulator.emulator.reply = answer
+    chunks = _stream(verifying, "audit-only")
+    assert _content(chunks) == answer
+    assert all(c.choices[0].finish_reason != "content_filter" for c in chunks if c.choices)
+    (report,) = _annotations(chunks, "report")
+    assert report["shadow"] is True and report["policy"] == "audit-only"
+    assert report["rules_fired"], "shadow mode still evaluates and records the rules"
+    record = _audit(verifying)[-1]
+    assert record["shadow"] is True and record["rules_fired"] == report["rules_fired"]
+
+
+@pytest.mark.parametrize(
+    ("policy", "status", "blocked"),
+    [("clinical-strict", "blocked", True), ("default", None, False)],
+)
+def test_verifier_timeout_follows_on_verifier_error(
+    proxy_factory: ProxyFactory,
+    emulator: RunningEmulator,
+    policy: str,
+    status: str | None,
+    blocked: bool,
+) -> None:
+    proxy = proxy_factory({"verification": {"enabled": True, "timeout_seconds": 0.000001}})
+    emulator.emulator.reply = SUPPORTED
+    completion = _client(proxy).chat.completions.create(
+        model="gpt-x", messages=QUESTION, extra_body=_options(policy)
+    )
+    report = (completion.model_extra or {})["verification"]
+    assert report["status"] != "verified"
+    assert "timed out" in report["error"]
+    if blocked:
+        assert report["status"] == status
+        assert completion.choices[0].finish_reason == "content_filter"
+        assert SUPPORTED not in (completion.choices[0].message.content or "")
+    else:
+        assert completion.choices[0].message.content == SUPPORTED
+        assert report["status"] in {"unverified", "flagged"}
+
+
+def test_unknown_policy_is_a_400_before_the_upstream_is_called(
+    verifying: RunningProxy, emulator: RunningEmulator
+) -> None:
+    with pytest.raises(openai.BadRequestError) as caught:
+        _client(verifying).chat.completions.create(
+            model="gpt-x", messages=QUESTION, extra_body=_options("no-such-policy")
+        )
+    assert caught.value.body["param"] == "veriproxy.policy"  # type: ignore[index]
+    assert emulator.stats.requests == []
+
+
+def test_verify_false_passes_through(verifying: RunningProxy, emulator: RunningEmulator) -> None:
+    emulator.emulator.reply = SUPPORTED
+    completion = _client(verifying).chat.completions.create(
+        model="gpt-x", messages=QUESTION, extra_body={"veriproxy": {"verify": False}}
+    )
+    assert "verification" not in (completion.model_extra or {})
