@@ -10,7 +10,7 @@ from proxy.data import DEMO_INDEX
 from proxy.evidence.preparer import EvidencePreparer
 from proxy.evidence.settings import Backend, RetrievalSettings
 from proxy.retrieval.base import Retriever
-from proxy.retrieval.cache import CachedRetriever, MemoryCache
+from proxy.retrieval.cache import CachedRetriever, MemoryCache, ResultCache
 from proxy.retrieval.eutils import EutilsConfig, EutilsRetriever
 from proxy.retrieval.hybrid import HybridConfig, HybridRetriever
 from proxy.retrieval.opensearch import OpenSearchConfig, OpenSearchRetriever
@@ -19,9 +19,12 @@ from verifiers import Encoder
 
 
 def build_retriever(
-    settings: RetrievalSettings, environ: Mapping[str, str] = os.environ
+    settings: RetrievalSettings,
+    environ: Mapping[str, str] = os.environ,
+    cache: ResultCache | None = None,
 ) -> Retriever:
-    """The configured backend behind the in-memory result cache."""
+    """The configured backend behind a result cache (in memory unless one is given, e.g. the
+    shared Redis-backed cache of a scaled-out deployment)."""
     inner: Retriever
     if settings.backend is Backend.EUTILS:
         key_env = settings.eutils.api_key_env
@@ -49,13 +52,16 @@ def build_retriever(
         inner = HybridRetriever(
             store, HybridConfig(mode=settings.mode, alpha=settings.alpha, beta=settings.beta)
         )
-    cache = MemoryCache(settings.cache_entries, settings.cache_ttl_seconds)
+    if cache is None:
+        cache = MemoryCache(settings.cache_entries, settings.cache_ttl_seconds)
     return CachedRetriever(inner, cache)
 
 
 def build_preparer(
-    settings: RetrievalSettings, environ: Mapping[str, str] = os.environ
+    settings: RetrievalSettings,
+    environ: Mapping[str, str] = os.environ,
+    cache: ResultCache | None = None,
 ) -> EvidencePreparer:
     """The preparer; with retrieval disabled it still serves client documents per request."""
-    retriever = build_retriever(settings, environ) if settings.enabled else None
+    retriever = build_retriever(settings, environ, cache) if settings.enabled else None
     return EvidencePreparer(retriever, settings)
