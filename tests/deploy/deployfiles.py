@@ -94,3 +94,24 @@ def dockerfile_env(stage: str) -> dict[str, str]:
                 key, _, value = item.partition("=")
                 env[key] = value
     return env
+
+
+def apply_json_patch(doc: Any, ops: list[dict[str, Any]]) -> Any:
+    """Apply RFC 6902 ``add``/``replace`` operations (what the kustomize overlays use)."""
+    for op in ops:
+        assert op["op"] in ("add", "replace"), op
+        *parents, last = [
+            p.replace("~1", "/").replace("~0", "~") for p in op["path"].lstrip("/").split("/")
+        ]
+        node = doc
+        for part in parents:
+            node = node[int(part)] if isinstance(node, list) else node[part]
+        if isinstance(node, list):
+            if last == "-":
+                node.append(op["value"])
+            else:
+                node[int(last)] = op["value"]
+        else:
+            assert op["op"] == "add" or last in node, f"replace of a missing {op['path']}"
+            node[last] = op["value"]
+    return doc

@@ -3,15 +3,27 @@ and fit the code (routes, settings model, policy loader, image user)."""
 
 from __future__ import annotations
 
+import copy
+import inspect
 from typing import Any
 
 import kubernetes_validate
 import pytest
-from deployfiles import DASHBOARDS, DEPLOY, dockerfile_env, dockerfile_instructions, k8s_documents
+from deployfiles import (
+    DASHBOARDS,
+    DEPLOY,
+    apply_json_patch,
+    dockerfile_env,
+    dockerfile_instructions,
+    k8s_documents,
+    load_yaml,
+)
 
 from policies import parse_policy
 from proxy.config import CONFIG_ENV, Settings, load_settings
 from proxy.routes import routes
+from verifiers.nli.bundled import BundledNLI
+from verifiers.nli.registry import backend_names
 
 DOCS = k8s_documents()
 ROUTES = {r.path for r in routes()}
@@ -41,16 +53,16 @@ def _volume_source(mount_path: str) -> tuple[dict[str, Any], dict[str, Any]]:
     return mount, volume
 
 
-def _env() -> dict[str, str]:
+def _env(container: dict[str, Any]) -> dict[str, str]:
     """The container's environment; Secret values stand in as non-empty dummies."""
     env = dict(dockerfile_env("runtime"))
-    for item in _container()["env"]:
+    for item in container["env"]:
         env[item["name"]] = item.get("value", "redis://secret-from-k8s:6379/0")
     return env
 
 
-def _settings(tmp_path: Any) -> Settings:
-    env = _env()
+def _settings(tmp_path: Any, container: dict[str, Any] | None = None) -> Settings:
+    env = _env(container or _container())
     mount, volume = _volume_source(env[CONFIG_ENV])
     config_map = _one("ConfigMap", volume["configMap"]["name"])
     path = tmp_path / "veriproxy.yaml"
@@ -183,3 +195,26 @@ def test_manifests_match_the_kubernetes_schemas(version: str) -> None:
         kubernetes_validate.validate(doc, version, strict=True)
         checked += 1
     assert checked >= 6
+
+
+def test_gpu_overlay_runs_the_bundled_nli_on_cuda(tmp_path: Any) -> None:
+    overlay = DEPLOY / "k8s" / "gpu"
+    kustomization = load_yaml(overlay / "kustomization.yaml")
+    assert kustomization["resources"] == [".."]
+    deployment = _one("Deployment")
+    image_name = _container()["image"].split(":")[0]
+    assert [i["name"] for i in kustomization["images"]] == [image_name]
+    (patch,) = kustomization["patches"]
+    assert (patch["target"]["kind"], patch["target"]["name"]) == (
+        "Deployment",
+        deployment["metadata"]["name"],
+    )
+    patched = apply_json_patch(copy.deepcopy(deployment), load_yaml(overlay / patch["path"]))
+    kubernetes_validate.validate(patched, kubernetes_validate.latest_version(), strict=True)
+    (container,) = patched["spec"]["template"]["spec"]["containers"]
+    assert container["resources"]["limits"]["nvidia.com/gpu"] == 1
+    nli = dict(_settings(tmp_path, container).verification.verifier["nli"])
+    assert nli.pop("name") in backend_names()
+    assert nli["providers"][0] == "CUDAExecutionProvider"
+    # The options reach BundledNLI's constructor as keyword arguments.
+    assert set(nli) <= set(inspect.signature(BundledNLI).parameters)
