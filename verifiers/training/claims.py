@@ -1,0 +1,146 @@
+"""Rule-based claim rewriting: yes/no questions into declarative claims, and synthetic
+contradictions (negation flips, changed numbers, swapped comparison direction)."""
+
+from __future__ import annotations
+
+import random
+import re
+
+_BE = {"is", "are", "was", "were"}
+_DO = {"do", "does", "did"}
+_HAVE = {"has", "have", "had"}
+_MODAL = {"can", "could", "should", "will", "would", "may", "might", "must"}
+_BASE_VERB_WORDS = """
+    affect improve increase reduce decrease predict influence cause have help change differ
+    play correlate matter need require impact alter exist work lead result prevent protect
+    contribute enhance modify mediate induce inhibit promote respond benefit lower raise
+    remain reflect depend occur exert show provide make add allow explain regulate bind
+    interact express encode target act confer predispose outperform translate compromise
+    worsen delay shorten prolong trigger activate suppress block cross develop vary be serve
+    mean carry differentiate identify detect replace support reverse account survive get use
+    contain persist return decline rise limit modulate facilitate stimulate attenuate
+"""
+_BASE_VERBS = frozenset(_BASE_VERB_WORDS.split())
+_BE_START_WORDS = """
+    associated related linked correlated a an more less better worse useful effective safe
+    necessary possible different superior inferior predictive present absent able likely
+    involved responsible required needed sufficient affected influenced caused there still
+    really always higher lower increased decreased reduced elevated common frequent rare
+    feasible beneficial harmful accurate reliable valid important independent
+"""
+_BE_STARTS = frozenset(_BE_START_WORDS.split())
+
+
+def _subject_end(aux: str, words: list[str]) -> int | None:
+    """Index of the first word after the subject, or None when no boundary is found."""
+    for i, word in enumerate(words[1:], start=1):
+        w = word.lower().strip(",")
+        if aux in _DO or aux in _MODAL:
+            if w in _BASE_VERBS or re.fullmatch(r"[a-z]+(ize|ise|ify)", w):
+                return i
+        elif aux in _BE:
+            if w in _BE_STARTS or re.fullmatch(r"[a-z]{4,}ed", w):
+                return i
+        elif aux in _HAVE and (w in {"been", "a", "an", "any"} or re.fullmatch(r"[a-z]{3,}ed", w)):
+            return i
+    return None
+
+
+def question_to_claims(question: str) -> tuple[str, str] | None:
+    """``"Does X reduce Y?"`` → (``"X does reduce Y."``, ``"X does not reduce Y."``)."""
+    words = question.strip().rstrip("?").split()
+    if len(words) < 3 or words[0].lower() not in _BE | _DO | _HAVE | _MODAL:
+        return None
+    aux = words[0].lower()
+    rest = words[1:]
+    end = _subject_end(aux, rest)
+    if end is None:
+        return None
+    subject = " ".join(rest[:end])
+    subject = subject[0].upper() + subject[1:]
+    predicate = " ".join(rest[end:])
+    negated = "cannot" if aux == "can" else f"{aux} not"
+    return f"{subject} {aux} {predicate}.", f"{subject} {negated} {predicate}."
+
+
+_NEGATABLE = re.compile(
+    r"\b(is|are|was|were|does|do|did|can|could|may|might|will|would|should|has|have)\b"
+)
+_NEGATED = re.compile(
+    r"\b(is|are|was|were|does|do|did|can|could|may|might|will|would|should|has|have) not\b"
+)
+_OPPOSITES = {
+    "increase": "decrease",
+    "increases": "decreases",
+    "increased": "decreased",
+    "increasing": "decreasing",
+    "higher": "lower",
+    "more": "less",
+    "greater": "smaller",
+    "improves": "worsens",
+    "improved": "worsened",
+    "enhances": "reduces",
+    "promotes": "inhibits",
+    "activates": "inhibits",
+    "positively": "negatively",
+    "positive": "negative",
+    "up-regulates": "down-regulates",
+    "upregulates": "downregulates",
+    "upregulated": "downregulated",
+    "before": "after",
+    "above": "below",
+    "longer": "shorter",
+    "better": "worse",
+    "beneficial": "harmful",
+    "effective": "ineffective",
+}
+_OPPOSITES |= {v: k for k, v in _OPPOSITES.items() if v not in _OPPOSITES}
+_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w.]*\d)")
+
+
+def negate(claim: str) -> str | None:
+    """Flip the first auxiliary's polarity (adds or removes "not")."""
+    if _NEGATED.search(claim):
+        return _NEGATED.sub(lambda m: m.group(1), claim, count=1)
+    if _NEGATABLE.search(claim):
+        return _NEGATABLE.sub(lambda m: f"{m.group(1)} not", claim, count=1).replace(
+            "can not", "cannot"
+        )
+    return None
+
+
+def swap_direction(claim: str) -> str | None:
+    """Replace the first directional word with its opposite."""
+    words = claim.split(" ")
+    for i, word in enumerate(words):
+        bare = word.strip(".,;:()").lower()
+        if bare in _OPPOSITES:
+            words[i] = word.replace(bare, _OPPOSITES[bare]) if word.islower() else _OPPOSITES[bare]
+            return " ".join(words)
+    return None
+
+
+def change_number(claim: str, rng: random.Random) -> str | None:
+    """Scale one number by a factor a reader would call a different value (a 10x dose, ...)."""
+    matches = [m for m in _NUMBER.finditer(claim) if m.group(1) not in {"19", "2"}]
+    if not matches:
+        return None
+    m = rng.choice(matches)
+    value = float(m.group(1))
+    factor = rng.choice((10.0, 0.1, 2.0, 0.5, 3.0))
+    new = value * factor if value else rng.choice((5.0, 10.0, 50.0))
+    text = f"{new:.0f}" if "." not in m.group(1) and new >= 1 else f"{new:.2g}"
+    if text == m.group(1):
+        return None
+    return claim[: m.start(1)] + text + claim[m.end(1) :]
+
+
+def contradict(claim: str, rng: random.Random) -> str | None:
+    """A claim that the evidence supporting ``claim`` would contradict, or None."""
+    makers = [lambda c: change_number(c, rng), swap_direction, negate]
+    rng.shuffle(makers)
+    for make in makers:
+        made = make(claim)
+        if made and made != claim:
+            return made
+    return None

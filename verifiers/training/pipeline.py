@@ -1,0 +1,124 @@
+"""``veriproxy train-nli`` end to end: data → training → ONNX → int8 → parity → calibrated
+thresholds → model directory (graph, tokenizer, ``nli_config.json``, ``MODEL_CARD.md``)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import shutil
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from verifiers.nli.bundled import CONFIG_FILE, BundledNLI
+from verifiers.training import benchmarks, card
+from verifiers.training.dataset import VALIDATION_FRACTION, build
+from verifiers.training.evaluate import calibrate, score_items
+from verifiers.training.examples import LABEL_NAMES
+from verifiers.training.export import INPUT_NAMES, OUTPUT_NAME, export_onnx, parity, quantize
+from verifiers.training.train import TrainConfig, train
+
+log = logging.getLogger(__name__)
+
+INT8_FILE = "model.int8.onnx"
+FP32_FILE = "model.fp32.onnx"
+TOKENIZER_FILE = "tokenizer.json"
+WINDOW_SIZES = (1, 2)
+
+
+@dataclass(frozen=True, slots=True)
+class PipelineConfig:
+    data_dir: Path
+    out: Path
+    work_dir: Path
+    base_path: Path
+    epochs: int = 1
+    max_length: int = 128
+    max_pairs: int | None = None
+    threads: int = 2
+    seed: int = 13
+    resume: bool = False
+    max_steps: int | None = None
+
+
+def run(config: PipelineConfig) -> Path:
+    """Reproduces the bundled model into ``config.out``; returns that directory."""
+    splits = build(config.data_dir, seed=config.seed, max_pairs=config.max_pairs)
+    log.info("data: %s", splits.summary())
+    work = config.work_dir
+    if not config.resume and work.exists():
+        shutil.rmtree(work)
+    settings = TrainConfig(
+        base_path=str(config.base_path),
+        work_dir=work,
+        epochs=config.epochs,
+        max_length=config.max_length,
+        seed=config.seed,
+        threads=config.threads,
+        max_steps=config.max_steps,
+    )
+    model = train(settings, splits.train, config.base_path / TOKENIZER_FILE)
+
+    out = config.out
+    out.mkdir(parents=True, exist_ok=True)
+    fp32 = work / FP32_FILE
+    export_onnx(model, fp32)
+    kept = quantize(fp32, out / INT8_FILE)
+    shutil.copyfile(config.base_path / TOKENIZER_FILE, out / TOKENIZER_FILE)
+    shutil.copyfile(fp32, out / FP32_FILE)  # parity needs both graphs side by side
+    _write_config(out, config, {})
+
+    int8_backend = BundledNLI(out, threads=config.threads)
+    fp32_backend = BundledNLI(out, threads=config.threads, model_file=FP32_FILE)
+    check = parity(fp32_backend, int8_backend, splits.validation)
+    (out / FP32_FILE).unlink()
+    log.info("parity: %s (passed: %s)", check, check.passed)
+
+    items = benchmarks.validation(config.data_dir, VALIDATION_FRACTION)
+    if config.max_pairs is not None:
+        items = items[: max(config.max_pairs // 8, 4)]
+    scored = score_items(int8_backend, items, WINDOW_SIZES)
+    thresholds, f1 = calibrate(scored, [i.label for i in items])
+    log.info("calibrated %s on %d items: macro-F1 %.3f", thresholds, len(items), f1)
+
+    training = {
+        "settings": {
+            k: v for k, v in asdict(settings).items() if k not in {"base_path", "work_dir"}
+        }
+        | {"base_model": "sentence-transformers/all-MiniLM-L6-v2"},
+        "pairs": {"train": len(splits.train), "validation": len(splits.validation)},
+        "parity": asdict(check) | {"passed": check.passed},
+        "fp32_nodes": kept,
+        "calibration_items": len(items),
+        "calibration_macro_f1": round(f1, 4),
+    }
+    _write_config(out, config, training, asdict(thresholds))
+    card.write(out)
+    return out
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _write_config(
+    out: Path,
+    config: PipelineConfig,
+    training: dict[str, object],
+    thresholds: dict[str, float] | None = None,
+) -> None:
+    digest = _sha256(out / INT8_FILE)
+    document = {
+        "version": f"veriproxy-nli-minilm-{digest[:12]}",
+        "labels": list(LABEL_NAMES),
+        "max_length": config.max_length,
+        "input_names": list(INPUT_NAMES),
+        "output_name": OUTPUT_NAME,
+        "model_file": INT8_FILE,
+        "tokenizer_file": TOKENIZER_FILE,
+        "thresholds": thresholds or {"contradiction": 0.5, "entailment": 0.5},
+        "window_sizes": list(WINDOW_SIZES),
+        "sha256": {INT8_FILE: digest, TOKENIZER_FILE: _sha256(out / TOKENIZER_FILE)},
+        "training": training,
+    }
+    (out / CONFIG_FILE).write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")

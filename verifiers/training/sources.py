@@ -1,0 +1,228 @@
+"""Readers that turn the public datasets in ../shared/data into window-level ``Example``s.
+
+Each reader yields supported/contradicted pairs from gold rationale windows and neutral pairs
+from non-rationale windows of the same abstract (hard) or of another one (easy). HealthVer is
+never read here: it stays held out for ``veriproxy eval nli --dataset healthver``.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+import re
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from verifiers.training.claims import question_to_claims
+from verifiers.training.examples import CONTRADICTION, ENTAILMENT, LABEL_OF, NEUTRAL, Example
+
+csv.field_size_limit(10**7)
+
+
+def read_jsonl(path: Path) -> list[dict[str, object]]:
+    with path.open(encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def read_corpus(path: Path, key: str) -> dict[str, list[str]]:
+    """Abstracts as sentence lists, keyed by document id (as a string)."""
+    return {str(doc[key]): list(doc["abstract"]) for doc in read_jsonl(path)}  # type: ignore[call-overload]
+
+
+def _rationale_windows(sentences: Sequence[str], indices: Sequence[int]) -> list[str]:
+    """The gold rationale as one window, plus each rationale sentence with its neighbour."""
+    idx = sorted(i for i in set(indices) if 0 <= i < len(sentences))
+    if not idx:
+        return []
+    out = [" ".join(sentences[i] for i in idx[:3])]
+    for i in idx[:2]:
+        if len(idx) > 1 or i + 1 < len(sentences):
+            j = i + 1 if i + 1 < len(sentences) else i - 1
+            if j >= 0:
+                lo, hi = sorted((i, j))
+                out.append(f"{sentences[lo]} {sentences[hi]}")
+    return list(dict.fromkeys(out))
+
+
+def _other_windows(
+    sentences: Sequence[str], used: set[int], rng: random.Random, k: int
+) -> list[str]:
+    """Up to ``k`` one- or two-sentence windows that avoid every rationale sentence (and its
+    direct neighbours, which often restate it)."""
+    blocked = used | {i + 1 for i in used} | {i - 1 for i in used}
+    free = [i for i in range(len(sentences)) if i not in blocked]
+    rng.shuffle(free)
+    out = []
+    for i in free[:k]:
+        if i + 1 < len(sentences) and i + 1 not in blocked and rng.random() < 0.5:
+            out.append(f"{sentences[i]} {sentences[i + 1]}")
+        else:
+            out.append(sentences[i])
+    return out
+
+
+def _claim_doc_examples(
+    claim: str,
+    group: str,
+    source: str,
+    sentences: Sequence[str],
+    rationales: Sequence[tuple[Sequence[int], int]],
+    rng: random.Random,
+    neutral_k: int = 2,
+) -> Iterator[Example]:
+    used: set[int] = set()
+    for indices, label in rationales:
+        used.update(indices)
+        for window in _rationale_windows(sentences, indices):
+            yield Example(window, claim, label, source, group)
+    for window in _other_windows(sentences, used, rng, neutral_k):
+        yield Example(window, claim, NEUTRAL, source, group)
+
+
+def scifact(data: Path, rng: random.Random, split: str = "train") -> Iterator[Example]:
+    corpus = read_corpus(data / "scifact" / "corpus.jsonl", "doc_id")
+    for row in read_jsonl(data / "scifact" / f"claims_{split}.jsonl"):
+        claim, group = str(row["claim"]), f"scifact:{row['id']}"
+        evidence: dict[str, list[dict[str, object]]] = row["evidence"]  # type: ignore[assignment]
+        for doc_id in row["cited_doc_ids"]:  # type: ignore[attr-defined]
+            sentences = corpus.get(str(doc_id))
+            if not sentences:
+                continue
+            rationales = [
+                (list(e["sentences"]), LABEL_OF[str(e["label"])])  # type: ignore[call-overload]
+                for e in evidence.get(str(doc_id), [])
+            ]
+            yield from _claim_doc_examples(claim, group, "scifact", sentences, rationales, rng)
+
+
+def check_covid(data: Path, rng: random.Random, split: str = "train") -> Iterator[Example]:
+    folder = data / "check_covid"
+    corpus = {str(d["cord_id"]): list(d["abstract"]) for d in read_jsonl(folder / "corpus.json")}  # type: ignore[call-overload]
+    for row in read_jsonl(folder / f"covidCheck_{split}_composed+extracted.json"):
+        sentences = corpus.get(str(row["cord_id"]))
+        if not sentences:
+            continue
+        indices = [int(e["sent_index"]) for e in row["evidence_set"]]  # type: ignore[attr-defined]
+        label = LABEL_OF[str(row["label"])]
+        # The group is the abstract: Check-COVID writes several claims per abstract and source
+        # sentence, so splitting by abstract keeps near-duplicate claims on one side.
+        group = f"checkcovid:{row['cord_id']}"
+        yield from _claim_doc_examples(
+            str(row["claim"]), group, "checkcovid", sentences, [(indices, label)], rng, 1
+        )
+
+
+def covidfact(data: Path, rng: random.Random) -> Iterator[Example]:
+    for row in read_jsonl(data / "covidfact" / "COVIDFACT_dataset.jsonl"):
+        evidence = [str(s) for s in row["evidence"]]  # type: ignore[attr-defined]
+        if not evidence:
+            continue
+        claim = str(row["claim"])
+        claim = claim[0].upper() + claim[1:]
+        group = f"covidfact:{evidence[0][:80]}"
+        yield Example(
+            " ".join(evidence[:2]), claim, LABEL_OF[str(row["label"])], "covidfact", group
+        )
+
+
+_LEADING_ANSWER = re.compile(r"^\s*(yes|no)\b[\s,.;:-]*", re.IGNORECASE)
+
+
+def _yes_no_pairs(
+    question: str, premise: str, answer: str, source: str, group: str
+) -> Iterator[Example]:
+    claims = question_to_claims(question)
+    if claims is None or answer not in {"yes", "no"}:
+        return
+    positive, negative = claims
+    premise = _LEADING_ANSWER.sub("", premise).strip()
+    if not premise:
+        return
+    yes = answer == "yes"
+    yield Example(premise, positive, ENTAILMENT if yes else CONTRADICTION, source, group)
+    yield Example(premise, negative, CONTRADICTION if yes else ENTAILMENT, source, group)
+
+
+def pubmedqa(data: Path, rng: random.Random) -> Iterator[Example]:
+    """Questions as claims against the abstract's conclusion (its long answer)."""
+    rows = json.loads((data / "pubmedqa" / "ori_pqal.json").read_text(encoding="utf-8"))
+    items = list(rows.items())
+    for pmid, row in items:
+        group = f"pubmedqa:{pmid}"
+        yield from _yes_no_pairs(
+            row["QUESTION"], row["LONG_ANSWER"], row["final_decision"], "pubmedqa", group
+        )
+        claims = question_to_claims(row["QUESTION"])
+        if claims is not None:
+            _, other = rng.choice(items)
+            yield Example(other["LONG_ANSWER"], claims[0], NEUTRAL, "pubmedqa", group)
+
+
+def bioasq(data: Path, rng: random.Random) -> Iterator[Example]:
+    """Yes/no questions against their ideal answers (training only; never copied)."""
+    seen: set[str] = set()
+    for path in sorted((data / "bioasq").glob("*_golden.json")):
+        questions = json.loads(path.read_text(encoding="utf-8"))["questions"]
+        for q in questions:
+            if q.get("type") != "yesno" or q["body"] in seen:
+                continue
+            seen.add(q["body"])
+            group = f"bioasq:{q['id']}"
+            ideal = q.get("ideal_answer") or []
+            premise = ideal[0] if isinstance(ideal, list) and ideal else str(ideal)
+            yield from _yes_no_pairs(
+                q["body"], premise, str(q["exact_answer"]).lower(), "bioasq", group
+            )
+
+
+def nli4ct(data: Path, rng: random.Random) -> Iterator[Example]:
+    """Single-trial statements against their evidence lines in the trial report."""
+    folder = data / "nli4ct"
+    for row in json.loads((folder / "train.json").read_text(encoding="utf-8")).values():
+        if row.get("Type") != "Single":
+            continue
+        report = json.loads((folder / "CT_json" / f"{row['Primary_id']}.json").read_text("utf-8"))
+        lines = [str(s).strip() for s in report.get(row["Section_id"], [])]
+        evidence = [lines[i] for i in row.get("Primary_evidence_index", []) if i < len(lines)]
+        if evidence:
+            yield Example(
+                " ".join(evidence[:6]),
+                str(row["Statement"]),
+                LABEL_OF[str(row["Label"]).upper()],
+                "nli4ct",
+                f"nli4ct:{row['Primary_id']}",
+            )
+
+
+def citation_integrity(data: Path, rng: random.Random) -> Iterator[Example]:
+    """Citing sentences against cited abstracts: ACCURATE → supported, CONTRADICT → contradicted."""
+    folder = data / "citation_integrity"
+    corpus = read_corpus(folder / "corpus_bm25_reduced.jsonl", "doc_id")
+    for row in read_jsonl(folder / "claims-train.jsonl"):
+        claim = re.sub(r"\s*\[[^\]]*<\|[^\]]*\]", "", str(row["claim"])).strip()
+        evidence: dict[str, list[dict[str, object]]] = row["evidence"]  # type: ignore[assignment]
+        for doc_id, sets in evidence.items():
+            sentences = corpus.get(doc_id)
+            if not sentences:
+                continue
+            rationales = [
+                (list(e["sentences"]), LABEL_OF[str(e["label"])])  # type: ignore[call-overload]
+                for e in sets
+                if str(e["label"]) in {"ACCURATE", "CONTRADICT"}
+            ]
+            if rationales:
+                yield from _claim_doc_examples(
+                    claim, f"citint:{row['id']}", "citint", sentences, rationales[:2], rng, 1
+                )
+
+
+READERS = {
+    "scifact": scifact,
+    "checkcovid": check_covid,
+    "covidfact": covidfact,
+    "pubmedqa": pubmedqa,
+    "bioasq": bioasq,
+    "nli4ct": nli4ct,
+    "citint": citation_integrity,
+}

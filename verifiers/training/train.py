@@ -1,0 +1,175 @@
+"""Fine-tunes the cross-encoder on CPU with checkpoints and resume.
+
+Batches are length-bucketed (pairs of similar length share a batch, so short windows train
+fast), the word-embedding matrix stays frozen (fewer optimiser updates, and int8 export of the
+embedding Gather stays close to the base model), and a fixed seed makes runs repeatable.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import torch
+from tokenizers import Tokenizer
+
+from verifiers.nli.bundled import load_tokenizer, tokenize
+from verifiers.training.examples import Example
+from verifiers.training.model import FactorizedNLI, loss
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class TrainConfig:
+    base_path: str
+    work_dir: Path
+    epochs: int = 2
+    batch_size: int = 32
+    max_length: int = 128
+    learning_rate: float = 4e-5
+    head_learning_rate: float = 1e-3
+    warmup_fraction: float = 0.06
+    checkpoint_every: int = 50
+    seed: int = 13
+    threads: int = 2
+    # Stop early (the schedule still spans all epochs): ships a model from a partial run.
+    max_steps: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Encoded:
+    input_ids: torch.Tensor
+    attention_mask: torch.Tensor
+    token_type_ids: torch.Tensor
+
+
+def encode(tokenizer: Tokenizer, pairs: Sequence[tuple[str, str]]) -> Encoded:
+    """Token ids padded to the longest pair in the batch."""
+    encodings = tokenize(tokenizer, pairs)
+    width = max(len(e.ids) for e in encodings)
+    ids = torch.zeros((len(encodings), width), dtype=torch.long)
+    mask = torch.zeros_like(ids)
+    types = torch.zeros_like(ids)
+    for row, e in enumerate(encodings):
+        n = len(e.ids)
+        ids[row, :n] = torch.tensor(e.ids)
+        mask[row, :n] = 1
+        types[row, :n] = torch.tensor(e.type_ids)
+    return Encoded(ids, mask, types)
+
+
+def _batches(rows: list[Example], lengths: list[int], size: int, seed: int) -> list[list[int]]:
+    """Shuffle, sort by length within chunks of 50 batches, then shuffle the batches."""
+    rng = random.Random(seed)
+    order = list(range(len(rows)))
+    rng.shuffle(order)
+    chunk = size * 50
+    batches: list[list[int]] = []
+    for start in range(0, len(order), chunk):
+        part = sorted(order[start : start + chunk], key=lambda i: lengths[i])
+        batches.extend(part[i : i + size] for i in range(0, len(part), size))
+    rng.shuffle(batches)
+    return batches
+
+
+def train(config: TrainConfig, rows: list[Example], tokenizer_path: Path) -> FactorizedNLI:
+    """Trains (or resumes) and returns the model; writes ``checkpoint.pt`` and ``model.pt``."""
+    torch.set_num_threads(config.threads)
+    torch.manual_seed(config.seed)
+    config.work_dir.mkdir(parents=True, exist_ok=True)
+    tokenizer = load_tokenizer(tokenizer_path, config.max_length)
+    lengths = [len(e.ids) for e in tokenize(tokenizer, [(r.premise, r.hypothesis) for r in rows])]
+    model = FactorizedNLI(config.base_path)
+    model.encoder.embeddings.word_embeddings.weight.requires_grad_(False)
+    encoder_params = [p for p in model.encoder.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(
+        [
+            {"params": encoder_params, "lr": config.learning_rate},
+            {"params": model.head.parameters(), "lr": config.head_learning_rate},
+        ],
+        weight_decay=0.01,
+    )
+    steps_per_epoch = math.ceil(len(rows) / config.batch_size)
+    total = steps_per_epoch * config.epochs
+    warmup = max(int(total * config.warmup_fraction), 1)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: min((s + 1) / warmup, max(total - s, 0) / max(total - warmup, 1))
+    )
+    limit = min(total, config.max_steps or total)
+    step = 0
+    checkpoint = config.work_dir / "checkpoint.pt"
+    if checkpoint.exists():
+        state = torch.load(checkpoint, weights_only=False)
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        scheduler.load_state_dict(state["scheduler"])
+        step = int(state["step"])
+        log.info("resumed from step %d of %d", step, total)
+    (config.work_dir / "train_config.json").write_text(
+        json.dumps({**asdict(config), "pairs": len(rows)}, indent=2, default=str)
+    )
+    model.train()
+    started, done_at_start, running = time.monotonic(), step, 0.0
+    for epoch in range(config.epochs):
+        for b, batch in enumerate(_batches(rows, lengths, config.batch_size, config.seed + epoch)):
+            if epoch * steps_per_epoch + b < step:
+                continue
+            if step >= limit:
+                break
+            enc = encode(tokenizer, [(rows[i].premise, rows[i].hypothesis) for i in batch])
+            labels = torch.tensor([rows[i].label for i in batch])
+            value = loss(
+                model.logits(enc.input_ids, enc.attention_mask, enc.token_type_ids), labels
+            )
+            value.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad()
+            step += 1
+            running = value.item() if running == 0.0 else 0.95 * running + 0.05 * value.item()
+            if step % 10 == 0 or step == total:
+                rate = (step - done_at_start) / max(time.monotonic() - started, 1e-6)
+                log.info(
+                    "epoch %d step %d/%d loss %.4f %.1f pairs/s eta %.0f min",
+                    epoch + 1,
+                    step,
+                    total,
+                    running,
+                    rate * config.batch_size,
+                    (total - step) / max(rate, 1e-6) / 60,
+                )
+            if step % config.checkpoint_every == 0:
+                _save(checkpoint, model, optimizer, scheduler, step)
+    if step != done_at_start:
+        _save(checkpoint, model, optimizer, scheduler, step)
+    torch.save(model.state_dict(), config.work_dir / "model.pt")
+    model.eval()
+    return model
+
+
+def _save(
+    path: Path,
+    model: FactorizedNLI,
+    optimizer: torch.optim.Optimizer,
+    scheduler: torch.optim.lr_scheduler.LRScheduler,
+    step: int,
+) -> None:
+    tmp = path.with_suffix(".tmp")
+    torch.save(
+        {
+            "model": model.state_dict(),
+            "optimizer": optimizer.state_dict(),
+            "scheduler": scheduler.state_dict(),
+            "step": step,
+        },
+        tmp,
+    )
+    tmp.replace(path)
