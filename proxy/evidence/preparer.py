@@ -65,3 +65,7 @@ class EvidencePreparer:
         messages, injected = inject(request.messages, evidence, budget=self._settings.token_budget)
         ctx.attachments[EVIDENCE_KEY] = injected
         return request.with_body(messages=messages)
+
+    async def aclose(self) -> None:
+        if self._retriever is not None:
+            await self._retriever.aclose()
