@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from functools import lru_cache
 from pathlib import Path
 
 from proxy.data import DEMO_INDEX
@@ -16,6 +17,12 @@ from proxy.retrieval.hybrid import HybridConfig, HybridRetriever
 from proxy.retrieval.opensearch import OpenSearchConfig, OpenSearchRetriever
 from proxy.retrieval.sqlite_store import SqliteIndex
 from verifiers import Encoder
+
+
+@lru_cache(maxsize=4)
+def shared_encoder(threads: int) -> Encoder:
+    """One encoder per process (and thread count): apps built in one process share it."""
+    return Encoder(threads=threads)
 
 
 def build_retriever(
@@ -44,11 +51,11 @@ def build_retriever(
                 alpha=settings.alpha,
                 beta=settings.beta,
             ),
-            Encoder(threads=settings.encoder_threads),
+            shared_encoder(settings.encoder_threads),
         )
     else:
         path = Path(settings.path) if settings.path else DEMO_INDEX
-        store = SqliteIndex(path, Encoder(threads=settings.encoder_threads), readonly=True)
+        store = SqliteIndex(path, shared_encoder(settings.encoder_threads), readonly=True)
         inner = HybridRetriever(
             store, HybridConfig(mode=settings.mode, alpha=settings.alpha, beta=settings.beta)
         )
