@@ -3,6 +3,7 @@ provisioned in the compose stack with a data source that fits its variable."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import shutil
 import subprocess
@@ -128,3 +129,13 @@ def test_provisioned_dashboards_path_is_where_compose_mounts_them(compose: dict[
     provisioning_source, provisioning_target = mount(grafana, "grafana/provisioning")
     assert provisioning_source == DEPLOY / "grafana" / "provisioning"
     assert provisioning_target == "/etc/grafana/provisioning"
+
+
+def test_committed_dashboard_is_what_build_py_writes() -> None:
+    spec = importlib.util.spec_from_file_location("build_dashboard", DASHBOARDS / "build.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    committed = (DASHBOARDS / "veriproxy.json").read_text(encoding="utf-8")
+    fix = "python dashboards/build.py > dashboards/veriproxy.json"
+    assert committed == module.render(), f"regenerate it: {fix}"
