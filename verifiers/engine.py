@@ -99,7 +99,10 @@ class Verifier:
         self.selector = selector or WindowSelector()
         self.harm = harm or get_harm_scorer()
         # Calibrated thresholds travel with the model (BundledNLI.thresholds); others use defaults.
-        self.thresholds = thresholds or getattr(nli, "thresholds", Thresholds())
+        calibrated = getattr(nli, "thresholds", None)
+        self.thresholds: Thresholds = thresholds or (
+            calibrated if isinstance(calibrated, Thresholds) else Thresholds()
+        )
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any] | None = None) -> Verifier:
@@ -172,8 +175,8 @@ class Verifier:
                 continue
             cited = tuple(dict.fromkeys(by_id[c.pmid] for c in citations if c.valid))
             candidates = cited or tuple(evidence)
-            claims = tuple(self.decomposer.decompose(span.text))
-            pending.append(_Pending(span, index, citations, candidates, claims))
+            claim_spans = tuple(self.decomposer.decompose(span.text))
+            pending.append(_Pending(span, index, citations, candidates, claim_spans))
         mark = timer.add("claims", mark)
         outcomes = self._judge(pending, timer)
         mark = time.perf_counter()
@@ -181,7 +184,7 @@ class Verifier:
         harms = iter(self.harm.score_batch(texts))
         judged = iter(outcomes)
         for item in pending:
-            claims = []
+            claims: list[Claim] = []
             for claim_span in item.claims:
                 outcome, assessment = next(judged), next(harms)
                 claims.append(

@@ -89,8 +89,8 @@ def run(args: argparse.Namespace) -> int:
         for name, segmenter in segmenters.items():
             tallies[name].add(gold, segmenter(text))
         count += 1
-    gold = tallies["veriproxy"].true_pos + tallies["veriproxy"].false_neg
-    print(f"SciFact corpus: {count} abstracts, {gold} gold boundaries")
+    boundaries = tallies["veriproxy"].true_pos + tallies["veriproxy"].false_neg
+    print(f"SciFact corpus: {count} abstracts, {boundaries} gold boundaries")
     for name, tally in tallies.items():
         print(tally.line(name))
     return 0
