@@ -25,11 +25,12 @@ def canonical(record: Mapping[str, Any]) -> bytes:
 
 
 def chain_hash(prev: str, record: Mapping[str, Any]) -> str:
-    return hashlib.sha256(prev.encode() + canonical(record)).hexdigest()
+    return hash_canonical(prev, canonical(record))
 
 
-def make_entry(prev: str, record: Mapping[str, Any]) -> dict[str, Any]:
-    return {"prev": prev, "hash": chain_hash(prev, record), "record": dict(record)}
+def hash_canonical(prev: str, body: bytes) -> str:
+    """``chain_hash`` for a record already in canonical form (sinks encode it once)."""
+    return hashlib.sha256(prev.encode() + body).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)

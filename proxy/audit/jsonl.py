@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from proxy.audit.chain import GENESIS, ChainReport, make_entry, verify_entries
+from proxy.audit.chain import GENESIS, ChainReport, canonical, hash_canonical, verify_entries
 
 _TAIL_CHUNK = 64 * 1024
 
@@ -34,19 +34,28 @@ class JsonlSink:
 
     def write(self, record: Mapping[str, Any]) -> str:
         """Append one record; returns its chain hash."""
+        return self.write_canonical(canonical(record))
+
+    def write_canonical(self, body: bytes) -> str:
+        """Append a record given in canonical form (see :func:`~proxy.audit.chain.canonical`);
+        the line is built around those bytes, so the record is encoded once."""
         fcntl.flock(self._fd, fcntl.LOCK_EX)
         try:
             size = os.fstat(self._fd).st_size
             if size != self._size:
                 self._head = _last_hash(self._fd, size)
-            entry = make_entry(self._head, record)
-            line = (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+            digest = hash_canonical(self._head, body)
+            line = b'{"prev":"%s","hash":"%s","record":%s}\n' % (
+                self._head.encode(),
+                digest.encode(),
+                body,
+            )
             os.write(self._fd, line)
             if self._fsync:
                 os.fsync(self._fd)
-            self._head = entry["hash"]
+            self._head = digest
             self._size = size + len(line)
-            return self._head
+            return digest
         finally:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
 

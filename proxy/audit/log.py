@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from proxy.audit.chain import canonical
 from proxy.audit.jsonl import JsonlSink
 from proxy.audit.record import AuditRecord
 from proxy.audit.redis_stream import DEFAULT_MAX_PENDING, RedisStreamSink
@@ -34,11 +35,13 @@ class AuditLog:
         return self.jsonl is not None or self.redis is not None
 
     def write(self, record: AuditRecord) -> None:
-        body = record.to_dict()
+        if not self.enabled:
+            return
+        body = canonical(record.to_dict())  # encoded once for both sinks
         if self.jsonl is not None:
-            self.jsonl.write(body)
+            self.jsonl.write_canonical(body)
         if self.redis is not None:
-            self.redis.submit(body)
+            self.redis.submit_canonical(body)
 
     async def start(self) -> None:
         if self.redis is not None:

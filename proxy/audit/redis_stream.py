@@ -25,7 +25,7 @@ from typing import Any, Final
 
 import redis.asyncio as aioredis
 
-from proxy.audit.chain import GENESIS, ChainReport, chain_hash, verify_entries
+from proxy.audit.chain import GENESIS, ChainReport, canonical, hash_canonical, verify_entries
 from proxy.state import RedisLink
 from proxy.state._redis import UNREACHABLE_ERRORS
 
@@ -35,11 +35,19 @@ DEFAULT_STREAM = "veriproxy:audit"
 DEFAULT_MAX_PENDING = 10_000
 DEDUP_TTL_SECONDS = 86_400
 
-# KEYS: stream, dedup key. ARGV: prev, hash, record JSON, dedup TTL.
-# Returns {1, hash} when stored (or already stored), {0, head} when prev is not the head.
+# KEYS: stream, then one dedup key per record. ARGV: dedup TTL, prev of the first record, then
+# (hash, record JSON) per record. Records whose dedup key exists were stored by an earlier call
+# whose reply was lost: they are skipped. Returns {1, head, n} when all n are stored, or
+# {0, head, skipped} when the stream's head is not the expected prev (another replica appended).
 _APPEND: Final = (
     """
-if redis.call('EXISTS', KEYS[2]) == 1 then return {1, ARGV[2]} end
+local prev = ARGV[2]
+local first = 1
+while first < #KEYS and redis.call('EXISTS', KEYS[first + 1]) == 1 do
+  prev = ARGV[first * 2 + 1]
+  first = first + 1
+end
+if first == #KEYS then return {1, prev, #KEYS - 1} end
 local head = '"""
     + GENESIS
     + """'
@@ -50,18 +58,24 @@ if last[1] then
     if fields[i] == 'hash' then head = fields[i + 1] end
   end
 end
-if head ~= ARGV[1] then return {0, head} end
-redis.call('XADD', KEYS[1], '*', 'prev', ARGV[1], 'hash', ARGV[2], 'record', ARGV[3])
-redis.call('SET', KEYS[2], '1', 'EX', ARGV[4])
-return {1, ARGV[2]}
+if head ~= prev then return {0, head, first - 1} end
+for k = first, #KEYS - 1 do
+  local hash = ARGV[k * 2 + 1]
+  redis.call('XADD', KEYS[1], '*', 'prev', prev, 'hash', hash, 'record', ARGV[k * 2 + 2])
+  redis.call('SET', KEYS[k + 1], '1', 'EX', ARGV[1])
+  prev = hash
+end
+return {1, prev, #KEYS - 1}
 """
 )
+MAX_BATCH = 100
+DEFAULT_LINGER_SECONDS = 0.01
 
 
 @dataclass(slots=True)
 class _Pending:
     uid: str
-    record: Mapping[str, Any]
+    body: bytes  # the record in canonical form
     counted: bool = False  # already counted as degraded
 
 
@@ -73,6 +87,7 @@ class RedisStreamSink:
         *,
         max_pending: int = DEFAULT_MAX_PENDING,
         retry_seconds: float = 0.2,
+        linger_seconds: float = DEFAULT_LINGER_SECONDS,
     ) -> None:
         self.stream = stream
         self._link = link
@@ -80,6 +95,7 @@ class RedisStreamSink:
         self._script = link.client.register_script(_APPEND)
         self._max_pending = max_pending
         self._retry = retry_seconds
+        self._linger = linger_seconds
         self._pending: deque[_Pending] = deque()
         self._head = GENESIS
         self._wake = asyncio.Event()
@@ -93,11 +109,15 @@ class RedisStreamSink:
 
     def submit(self, record: Mapping[str, Any]) -> bool:
         """Queue a record; False (and counted) when the buffer is full and it was dropped."""
+        return self.submit_canonical(canonical(record))
+
+    def submit_canonical(self, body: bytes) -> bool:
+        """:meth:`submit` for a record already in canonical form."""
         if len(self._pending) >= self._max_pending:
             self._observer.on_audit_dropped()
             log.error("audit buffer full (%d records): record dropped", self._max_pending)
             return False
-        self._pending.append(_Pending(uuid.uuid4().hex, record))
+        self._pending.append(_Pending(uuid.uuid4().hex, body))
         self._observer.on_audit_pending(len(self._pending))
         self._idle.clear()
         self._wake.set()
@@ -129,33 +149,41 @@ class RedisStreamSink:
     async def _run(self) -> None:
         while True:
             await self._wake.wait()
+            # Wait a moment for more records: one round trip then carries a batch, which
+            # keeps the flusher's CPU per record small under steady traffic.
+            await asyncio.sleep(self._linger)
             self._wake.clear()
             while self._pending:
+                batch = [self._pending[i] for i in range(min(MAX_BATCH, len(self._pending)))]
                 try:
-                    await self._append(self._pending[0])
+                    stored = await self._append(batch)
                 except UNREACHABLE_ERRORS as exc:
                     self._link.mark_down(exc)
                     self._count_degraded()
                     await asyncio.sleep(self._retry)
                     continue
-                self._pending.popleft()
+                for _ in range(stored):
+                    self._pending.popleft()
                 self._observer.on_audit_pending(len(self._pending))
             self._idle.set()
 
-    async def _append(self, item: _Pending) -> None:
-        body = json.dumps(item.record, ensure_ascii=False, separators=(",", ":"))
-        dedup = f"{self.stream}:dedup:{item.uid}"
-        while True:
-            digest = chain_hash(self._head, item.record)
-            stored, head = await self._script(
-                keys=[self.stream, dedup],
-                args=[self._head, digest, body, DEDUP_TTL_SECONDS],
+    async def _append(self, batch: list[_Pending]) -> int:
+        """Append records in order, chained onto the stream's head; returns how many of
+        ``batch`` (from its start) are now in the stream."""
+        done = 0
+        while done < len(batch):
+            prev, args = self._head, []
+            for item in batch[done:]:
+                prev = hash_canonical(prev, item.body)
+                args += [prev, item.body]
+            keys = [self.stream, *(f"{self.stream}:dedup:{i.uid}" for i in batch[done:])]
+            _ok, head, count = await self._script(
+                keys=keys, args=[DEDUP_TTL_SECONDS, self._head, *args]
             )
-            head = _text(head)
-            if int(stored) == 1:
-                self._head = head
-                return
-            self._head = head  # another replica appended: chain onto the real head
+            # Not ok: another replica appended; the rest is re-chained onto the real head.
+            self._head = _text(head)
+            done += int(count)
+        return done
 
     def _count_degraded(self) -> None:
         for item in self._pending:
