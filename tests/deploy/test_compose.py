@@ -23,10 +23,13 @@ from proxy.routes import routes
 NGINX = (DEPLOY / "nginx.conf").read_text(encoding="utf-8")
 
 
-def _proxy_settings(compose: dict[str, Any]) -> Settings:
-    """The settings a proxy replica starts with: image ENV, then compose's, then its config."""
+def _proxy_settings(compose: dict[str, Any], *overrides: dict[str, Any]) -> Settings:
+    """The settings a proxy replica starts with: image ENV, then compose's (with the override
+    files' environment merged over it, as ``docker compose -f A -f B`` does), then its config."""
     service = compose["services"]["proxy"]
     env = {**dockerfile_env("runtime"), **service["environment"]}
+    for override in overrides:
+        env.update(override["services"]["proxy"].get("environment", {}))
     config_source = next(source for source, target in _mounts(service) if target == env[CONFIG_ENV])
     return load_settings(config_source, environ=env)
 
@@ -55,8 +58,9 @@ def test_compose_file_matches_the_compose_specification(compose: dict[str, Any])
     vendored = resources.files("check_jsonschema.builtin_schemas.vendor")
     schema = json.loads(vendored.joinpath("compose-spec.json").read_text(encoding="utf-8"))
     validator = jsonschema.validators.validator_for(schema)(schema)
-    errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(compose)]
-    assert not errors
+    for document in (compose, load_yaml(DEPLOY / "compose.opensearch.yaml")):
+        errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(document)]
+        assert not errors
 
 
 def test_the_stack_has_its_services(compose: dict[str, Any]) -> None:
@@ -155,10 +159,17 @@ def test_grafana_needs_an_admin_password(compose: dict[str, Any]) -> None:
     assert password.startswith("${") and ":?" in password
 
 
-def test_index_job_is_a_valid_veriproxy_command(compose: dict[str, Any]) -> None:
-    parser = build_parser()
-    commands = parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
-    if "index" not in commands:
-        pytest.skip("`veriproxy index` is not in this build of the CLI yet")
-    args = parser.parse_args(compose["services"]["index-pubmed"]["command"])
-    assert args.command == "index"
+def test_opensearch_override_points_proxies_where_the_index_job_writes(
+    compose: dict[str, Any],
+) -> None:
+    override = load_yaml(DEPLOY / "compose.opensearch.yaml")
+    retrieval = _proxy_settings(compose, override).retrieval
+    job = build_parser().parse_args(compose["services"]["index-pubmed"]["command"])
+    assert job.command == "index"
+    assert (job.backend, job.opensearch_url) == (retrieval.backend, retrieval.opensearch.url)
+    assert job.opensearch_index in (None, retrieval.opensearch.index)
+    host, port = re.fullmatch(r"http://([\w-]+):(\d+)", retrieval.opensearch.url).groups()  # type: ignore[union-attr]
+    assert host in compose["services"] and port == "9200"
+    assert "opensearch" in override["services"]["proxy"]["depends_on"]
+    # Without the override the proxies keep the default backend.
+    assert _proxy_settings(compose).retrieval.backend != retrieval.backend
