@@ -6,9 +6,10 @@ httpx transport (tests may pass ``httpx.MockTransport``; most use a real local e
 chat service (see :mod:`proxy.extensions`), ``middleware`` is the slot for plain-ASGI auth and
 rate limiting, and ``readiness_checks`` feed ``/readyz``.
 
-The lifespan opens the pooled httpx client and closes it (and every upstream) on shutdown.
+The lifespan opens the pooled httpx transport and closes it (and every upstream) on shutdown.
 While running, ``app.state`` holds ``settings``, ``metrics``, ``router``, ``chat_service``,
-``readiness_checks``, ``ready``, ``shared`` (:class:`proxy.state.runtime.SharedState`: caches,
+``readiness_checks``, ``ready``, ``policies`` (the :class:`~policies.PolicyStore`, or None),
+``shared`` (:class:`proxy.state.runtime.SharedState`: caches,
 rate limiter, replica notices, audit log) and ``recorder`` (call
 ``recorder.record_response(report, ResponseContext(...))`` once a response's report is final).
 """
@@ -33,7 +34,7 @@ from proxy.middleware import RequestContextMiddleware
 from proxy.pipeline import Pipeline, build_pipeline
 from proxy.routes import routes
 from proxy.state.runtime import build_shared_state
-from proxy.upstream import UpstreamRouter, build_http_client
+from proxy.upstream import UpstreamRouter, build_transport
 
 ReadinessCheck = Callable[[], Awaitable[str | None]]
 
@@ -56,7 +57,7 @@ def create_app(
     shared = build_shared_state(settings, metrics)
     # Evidence, verification and policies as configured, unless the caller brings its own.
     pipeline = (
-        build_pipeline(settings, metrics, shared.recorder)
+        build_pipeline(settings, metrics, shared)
         if extensions is None
         else Pipeline(extensions)
     )
@@ -66,8 +67,8 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with build_http_client(settings, transport) as client, shared.running():
-            router = UpstreamRouter(settings, client)
+        async with build_transport(settings, transport) as http, shared.running():
+            router = UpstreamRouter(settings, http)
             app.state.router = router
             app.state.chat_service = ChatService(
                 router, metrics, pipeline.extensions, secrets, retry=settings.retry
@@ -78,7 +79,7 @@ def create_app(
                 yield
             finally:
                 app.state.ready = False
-                pipeline.stop()
+                await pipeline.aclose()
                 await router.aclose()
                 if key_store is not None:
                     await key_store.aclose()
@@ -98,6 +99,7 @@ def create_app(
     app.state.metrics = metrics
     app.state.shared = shared
     app.state.recorder = shared.recorder
+    app.state.policies = pipeline.policies  # None when verification is off (GET /v1/policies)
     app.state.readiness_checks = tuple(readiness_checks)
     app.state.ready = False
     app.state.stream_slots = StreamSlots(settings.limits.max_streams_per_key)

@@ -1,8 +1,9 @@
 """The request pipeline the configuration asks for: which extensions the chat service runs.
 
-``build_pipeline(settings, metrics, recorder)`` returns the :class:`~proxy.extensions.Extensions`
-(evidence retrieval and injection, then verification and policies) and the
-:class:`~policies.PolicyStore` whose hot-reload thread the app's lifespan starts and stops.
+``build_pipeline(settings, metrics, shared)`` returns a :class:`Pipeline`: the
+:class:`~proxy.extensions.Extensions` (evidence retrieval and injection, then verification and
+policies), the :class:`~policies.PolicyStore` whose hot-reload thread the app's lifespan starts
+and stops, and the pieces the lifespan warms up and closes.
 """
 
 from __future__ import annotations
@@ -13,10 +14,13 @@ from pathlib import Path
 import anyio.to_thread
 
 from policies import PolicyFileError, PolicyStore
-from proxy.audit import ResponseRecorder
 from proxy.config import Settings
-from proxy.extensions import NO_EXTENSIONS, Extensions
+from proxy.evidence import EvidencePreparer
+from proxy.evidence.factory import build_preparer
+from proxy.extensions import Extensions
 from proxy.metrics import Metrics
+from proxy.state.evidence_cache import EvidenceCache
+from proxy.state.runtime import SharedState
 from proxy.verification.service import VerificationService
 
 
@@ -25,6 +29,7 @@ class Pipeline:
     extensions: Extensions
     policies: PolicyStore | None = None
     verification: VerificationService | None = None
+    evidence: EvidencePreparer | None = None
 
     async def start(self) -> None:
         """Load the verifier (so the first request does not pay for it) and watch policies."""
@@ -34,15 +39,24 @@ class Pipeline:
         if self.policies is not None:
             self.policies.start()
 
-    def stop(self) -> None:
+    async def aclose(self) -> None:
+        """Stop watching policies and close the retriever (its index file or HTTP client)."""
         if self.policies is not None:
             self.policies.stop()
+        if self.evidence is not None:
+            await self.evidence.aclose()
 
 
-def build_pipeline(settings: Settings, metrics: Metrics, recorder: ResponseRecorder) -> Pipeline:
+def build_pipeline(settings: Settings, metrics: Metrics, shared: SharedState) -> Pipeline:
+    # The evidence preparer always runs: with retrieval off it still takes client documents.
+    # Retrieval results live in the shared cache (Redis when configured, so replicas share it).
+    evidence = build_preparer(
+        settings.retrieval,
+        cache=EvidenceCache(shared.caches["retrieval"], settings.retrieval.cache_ttl_seconds),
+    )
     verification = settings.verification
     if not verification.enabled:
-        return Pipeline(NO_EXTENSIONS)
+        return Pipeline(Extensions(preparers=(evidence,)), evidence=evidence)
 
     def rejected(path: Path, error: PolicyFileError) -> None:
         metrics.policy_reloads.labels("rejected").inc()
@@ -54,6 +68,8 @@ def build_pipeline(settings: Settings, metrics: Metrics, recorder: ResponseRecor
         poll_seconds=verification.reload_seconds,
         on_reload_error=rejected,
     )
-    service = VerificationService(verification, store, metrics, recorder)
-    extensions = Extensions(preparers=(service,), transformers=(service,), finalisers=(service,))
-    return Pipeline(extensions, store, service)
+    service = VerificationService(verification, store, metrics, shared.recorder)
+    extensions = Extensions(
+        preparers=(evidence, service), transformers=(service,), finalisers=(service,)
+    )
+    return Pipeline(extensions, store, service, evidence)

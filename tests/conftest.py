@@ -43,9 +43,11 @@ def proxy_factory(emulator: RunningEmulator) -> Iterator[ProxyFactory]:
     servers: list[ServerThread] = []
 
     def start(config: Mapping[str, Any] | None = None, **app_kwargs: Any) -> RunningProxy:
-        # Passthrough unless a test turns verification on: most tests check bytes round-trip.
+        # Passthrough unless a test turns retrieval or verification on: most tests check that
+        # bytes round-trip.
         raw: dict[str, Any] = {
             "default_upstream": {"base_url": emulator.base_url},
+            "retrieval": {"enabled": False},
             "verification": {"enabled": False},
         }
         raw.update(config or {})
