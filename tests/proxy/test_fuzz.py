@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -17,6 +18,7 @@ from proxy.app import create_app
 from proxy.config import settings_from_mapping
 from proxy.emulator import Emulator
 from proxy.server_thread import ServerThread
+from tests.proxy.test_verify_route import model_dir  # noqa: F401 -- the tiny NLI model fixture
 
 # Fields the emulator itself interprets; a real provider answers 400 to junk in them, the
 # emulator may not, and this test is about the proxy's answers, not the emulator's.
@@ -73,6 +75,29 @@ chat_body = st.fixed_dictionaries(
 ).flatmap(
     lambda body: st.dictionaries(extra_keys, json_values, max_size=3).map(lambda e: {**e, **body})
 )
+short_text = st.text(
+    st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=80
+) | st.sampled_from(["Metformin lowers HbA1c [PMID:1].", "It is safe. Dose is 5 mg [2]."])
+evidence_item = st.fixed_dictionaries(
+    {},
+    optional={
+        "pmid": st.sampled_from(["1", "2", ""]) | json_values,
+        "title": short_text | json_values,
+        "abstract": short_text | st.lists(short_text, max_size=3) | json_values,
+        "sentences": st.lists(short_text, max_size=3) | json_values,
+    },
+)
+verify_body = st.fixed_dictionaries(
+    {},
+    optional={
+        "answer": short_text | json_values,
+        "evidence": st.lists(evidence_item, max_size=3) | json_values,
+        "question": short_text | json_values,
+        "top_k": st.integers(min_value=-3, max_value=100) | json_values,
+    },
+).flatmap(
+    lambda body: st.dictionaries(extra_keys, json_values, max_size=2).map(lambda e: {**e, **body})
+)
 header_values = st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=20).map(
     str.strip
 )
@@ -86,10 +111,14 @@ headers = st.dictionaries(
 
 
 @pytest.fixture(scope="module")
-def proxy_url() -> Iterator[str]:
+def proxy_url(model_dir: Path) -> Iterator[str]:  # noqa: F811 -- the imported fixture
+    """Verification and policies on (with a tiny NLI model), retrieval off."""
     with ServerThread(Emulator().app()) as upstream:
+        verifier = {"nli": {"name": "hf", "model": str(model_dir), "threads": 1}}
         raw = {
             "default_upstream": {"base_url": f"{upstream.url}/v1"},
+            "retrieval": {"enabled": False},
+            "verification": {"enabled": True, "verifier": verifier},
             "retry": {"max_attempts": 1},
             "limits": {"max_tokens": 100_000},
         }
@@ -120,7 +149,7 @@ def _check(resp: httpx.Response) -> None:
 
 @pytest.mark.parametrize("path", ["/v1/chat/completions", "/v1/verify"])
 @FUZZ
-@given(body=chat_body, extra_headers=headers)
+@given(body=chat_body | verify_body, extra_headers=headers)
 def test_structured_bodies(
     proxy_url: str,
     client: httpx.Client,
