@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import jsonschema
 import openai
 import pytest
 
@@ -17,6 +18,7 @@ from proxy.server_thread import RunningEmulator, RunningProxy
 
 ProxyFactory = Callable[..., RunningProxy]
 
+SCHEMAS = Path(__file__).parents[2] / "verifiers" / "schema"
 DOC = json.loads((Path(__file__).parents[1] / "fixtures" / "pubmedqa_12442934.json").read_text())
 DOCUMENTS = [{"pmid": DOC["pmid"], "title": DOC["title"], "text": DOC["text"]}]
 QUESTION = [{"role": "user", "content": DOC["title"]}]
@@ -121,6 +123,15 @@ def test_streamed_annotations_keep_naive_loops_working(
     assert kinds == ["sentence", "sentence", "report"]
     verdicts = [c["verification"]["verdict"] for c in chunks if "verification" in c][:2]
     assert verdicts == ["supported", "invalid_citation"]
+    # Every annotation is the published schema's object plus the envelope's "type".
+    for chunk in chunks:
+        if "verification" in chunk:
+            annotation = dict(chunk["verification"])
+            name = {"sentence": "sentence_annotation", "report": "response_report"}[
+                annotation.pop("type")
+            ]
+            schema = json.loads((SCHEMAS / f"{name}.schema.json").read_text())
+            jsonschema.validate(annotation, schema)
 
 
 def test_async_sdk_reads_annotations(verifying: RunningProxy, emulator: RunningEmulator) -> None:
