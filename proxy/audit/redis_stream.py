@@ -172,7 +172,7 @@ class RedisStreamSink:
         ``batch`` (from its start) are now in the stream."""
         done = 0
         while done < len(batch):
-            prev, args = self._head, []
+            prev, args = self._head, list[str | bytes]()
             for item in batch[done:]:
                 prev = hash_canonical(prev, item.body)
                 args += [prev, item.body]
