@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import dockerfile
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,42 +57,30 @@ def k8s_documents() -> list[dict[str, Any]]:
 
 @dataclass(frozen=True, slots=True)
 class Instruction:
-    stage: str
-    keyword: str
-    value: str
+    stage: str  # the FROM ... AS name it belongs to ("" before the first FROM)
+    keyword: str  # upper case
+    args: tuple[str, ...]
+    flags: tuple[str, ...]  # --from=build, --interval=10s, ...
 
 
 def dockerfile_instructions(path: Path = DEPLOY / "Dockerfile") -> list[Instruction]:
-    """The Dockerfile's instructions with continuation lines joined, tagged with their stage.
-    (Heredoc bodies are skipped; comments dropped.)"""
+    """The Dockerfile as Docker's own (BuildKit) parser reads it, tagged with stage names."""
     out: list[Instruction] = []
     stage = ""
-    lines = iter(path.read_text(encoding="utf-8").splitlines())
-    for line in lines:
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        while line.endswith("\\"):
-            line = line[:-1] + " " + next(lines).strip()
-        keyword, _, value = line.strip().partition(" ")
-        if "<<'" in value:  # heredoc: skip to its terminator
-            end = value.split("<<'", 1)[1].split("'", 1)[0]
-            for body in lines:
-                if body.strip() == end:
-                    break
-        if keyword.upper() == "FROM":
-            stage = value.split(" AS ")[-1].strip() if " AS " in value else value
-        out.append(Instruction(stage, keyword.upper(), value.strip()))
+    for command in dockerfile.parse_file(str(path)):
+        keyword = command.cmd.upper()
+        if keyword == "FROM":
+            stage = command.value[-1] if len(command.value) == 3 else command.value[0]
+        out.append(Instruction(stage, keyword, tuple(command.value), tuple(command.flags)))
     return out
 
 
 def dockerfile_env(stage: str) -> dict[str, str]:
-    """ENV of one stage (KEY=VALUE form), as the container will see it."""
+    """ENV of one stage, as the container will see it."""
     env: dict[str, str] = {}
     for ins in dockerfile_instructions():
         if ins.stage == stage and ins.keyword == "ENV":
-            for item in shlex.split(ins.value):
-                key, _, value = item.partition("=")
-                env[key] = value
+            env.update(zip(ins.args[::2], ins.args[1::2], strict=True))
     return env
 
 

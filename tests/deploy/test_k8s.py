@@ -147,7 +147,7 @@ def test_resources_and_security() -> None:
     container = _container()
     assert {"cpu", "memory"} <= set(container["resources"]["requests"])  # the HPA needs cpu
     context = _pod()["securityContext"]
-    (user,) = [i.value for i in dockerfile_instructions() if i.keyword == "USER"]
+    (user,) = [i.args[0] for i in dockerfile_instructions() if i.keyword == "USER"]
     assert context["runAsNonRoot"] is True
     assert f"{context['runAsUser']}:{context['runAsGroup']}" == user
     assert container["securityContext"]["readOnlyRootFilesystem"] is True
