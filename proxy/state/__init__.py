@@ -8,6 +8,7 @@ Redis is unreachable and count each fallback.
 from proxy.state._events import NullObserver, StateObserver
 from proxy.state._redis import UNAVAILABLE, RedisLink, RedisSettings
 from proxy.state.cache import Cache, MemoryCache, RedisCache, cache_key
+from proxy.state.evidence_cache import EvidenceCache
 from proxy.state.notices import (
     POLICY_RELOAD,
     RESYNC,
@@ -16,6 +17,7 @@ from proxy.state.notices import (
     Notices,
     RedisNotices,
 )
+from proxy.state.policy_sync import follow_policy_notices
 from proxy.state.ratelimit import (
     Decision,
     Limits,
@@ -30,6 +32,7 @@ __all__ = [
     "UNAVAILABLE",
     "Cache",
     "Decision",
+    "EvidenceCache",
     "Limits",
     "LocalNotices",
     "MemoryCache",
@@ -45,4 +48,5 @@ __all__ = [
     "RedisSettings",
     "StateObserver",
     "cache_key",
+    "follow_policy_notices",
 ]

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
-from redis_helpers import SHARED_URL, delete_prefix, free_port, fresh_prefix
+from redis_helpers import SHARED_URL, delete_prefix, free_port, fresh_prefix, private_redis
 
 from proxy.state import (
     POLICY_RELOAD,
@@ -22,6 +23,7 @@ from proxy.state import (
     cache_key,
 )
 from proxy.state.evidence_cache import EvidenceCache
+from proxy.state.policy_sync import follow_policy_notices
 from verifiers import Evidence, EvidenceSentence
 
 
@@ -172,3 +174,58 @@ async def test_evidence_cache_shares_retrieval_results_without_query_text(
     assert await reader.get(query_key) == evidence
     keys = [k.decode() async for k in link.client.scan_iter(match=link.prefix + "*")]
     assert len(keys) == 1 and "john" not in keys[0]
+
+
+async def test_policy_notice_makes_other_replicas_reload(link: RedisLink) -> None:
+    publisher, follower = RedisNotices(link), RedisNotices(link)
+    reloads = {"publisher": 0, "follower": 0}
+
+    def reloader(name: str) -> Callable[[], None]:
+        def reload() -> None:
+            reloads[name] += 1
+
+        return reload
+
+    follow_policy_notices(publisher, reloader("publisher"))
+    follow_policy_notices(follower, reloader("follower"))
+    for notices in (publisher, follower):
+        await notices.start()
+    await asyncio.wait_for(
+        asyncio.gather(publisher.subscribed.wait(), follower.subscribed.wait()), timeout=5
+    )
+    await publisher.publish(POLICY_RELOAD)
+    for _ in range(100):
+        if reloads["follower"]:
+            break
+        await asyncio.sleep(0.02)
+    assert reloads == {"publisher": 0, "follower": 1}  # the publisher already has its files
+    for notices in (publisher, follower):
+        await notices.aclose()
+
+
+async def test_notices_resync_after_redis_restart(tmp_path: Path) -> None:
+    with private_redis(tmp_path) as server:
+        link = RedisLink(RedisSettings(server.url, socket_timeout=0.2, retry_after=0.1))
+        notices = RedisNotices(link, reconnect_seconds=0.05)
+        kinds: list[str] = []
+
+        async def handler(notice: Notice) -> None:
+            kinds.append(notice.kind)
+
+        notices.subscribe(handler)
+        await notices.start()
+        await asyncio.wait_for(notices.subscribed.wait(), timeout=5)
+        server.kill()
+        for _ in range(100):
+            if not notices.subscribed.is_set():
+                break
+            await asyncio.sleep(0.02)
+        server.start()
+        await asyncio.wait_for(notices.subscribed.wait(), timeout=10)
+        for _ in range(100):
+            if kinds:
+                break
+            await asyncio.sleep(0.02)
+        await notices.aclose()
+        await link.aclose()
+    assert kinds == [RESYNC]
