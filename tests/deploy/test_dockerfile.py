@@ -36,7 +36,7 @@ def test_multi_stage_and_runtime_is_last() -> None:
     assert len(stages) >= 2
     assert stages[-1][1:] == ("AS", RUNTIME)
     copies = _runtime("COPY")
-    assert copies and all(c.flags == ("--from=build",) for c in copies), "runtime copies source"
+    assert copies and all(c.flags == ("--from=build",) for c in copies), "copy only from build"
 
 
 def test_runs_as_a_numeric_non_root_user() -> None:
