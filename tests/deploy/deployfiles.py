@@ -39,12 +39,21 @@ def rule_exprs() -> list[str]:
     return rules
 
 
-def mount(service: dict[str, Any], source_suffix: str) -> tuple[Path, str]:
-    """(resolved host path, container path) of the bind mount whose source ends so."""
+def bind_mounts(service: dict[str, Any]) -> list[tuple[Path, str]]:
+    """(resolved host path, container path) of a compose service's relative bind mounts."""
+    out = []
     for volume in service.get("volumes", []):
         source, target, *_ = volume.split(":")
-        if source.rstrip("/").endswith(source_suffix):
-            return (DEPLOY / source).resolve(), target
+        if source.startswith("."):
+            out.append(((DEPLOY / source).resolve(), target))
+    return out
+
+
+def mount(service: dict[str, Any], source_suffix: str) -> tuple[Path, str]:
+    """The bind mount whose host path ends with ``source_suffix``."""
+    for source, target in bind_mounts(service):
+        if source.as_posix().endswith(source_suffix):
+            return source, target
     raise AssertionError(f"no bind mount from {source_suffix!r} in {service.get('image')}")
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from deployfiles import DASHBOARDS, DEPLOY, dockerfile_env, load_yaml, mount
+from deployfiles import DASHBOARDS, DEPLOY, bind_mounts, dockerfile_env, load_yaml, mount
 
 from policies import PRESETS_DIR
 from proxy.cli import build_parser
@@ -30,17 +30,9 @@ def _proxy_settings(compose: dict[str, Any], *overrides: dict[str, Any]) -> Sett
     env = {**dockerfile_env("runtime"), **service["environment"]}
     for override in overrides:
         env.update(override["services"]["proxy"].get("environment", {}))
-    config_source = next(source for source, target in _mounts(service) if target == env[CONFIG_ENV])
+    mounts = bind_mounts(service)
+    config_source = next(source for source, target in mounts if target == env[CONFIG_ENV])
     return load_settings(config_source, environ=env)
-
-
-def _mounts(service: dict[str, Any]) -> list[tuple[Path, str]]:
-    out = []
-    for volume in service.get("volumes", []):
-        source, target, *_ = volume.split(":")
-        if source.startswith("."):
-            out.append(((DEPLOY / source).resolve(), target))
-    return out
 
 
 def _nginx(directive: str) -> list[str]:
@@ -119,7 +111,7 @@ def test_load_balancer_passes_streams_and_bodies(compose: dict[str, Any]) -> Non
 
 def _prometheus_layout(compose: dict[str, Any], root: Path) -> Path:
     """Rebuild the container's /etc/prometheus from compose's bind mounts under ``root``."""
-    for source, target in _mounts(compose["services"]["prometheus"]):
+    for source, target in bind_mounts(compose["services"]["prometheus"]):
         dest = root / target.lstrip("/")
         dest.parent.mkdir(parents=True, exist_ok=True)
         if source.is_dir():
