@@ -126,6 +126,8 @@ def test_provisioned_dashboards_path_is_where_compose_mounts_them(compose: dict[
     assert (source / "veriproxy.json").is_file()
     paths = [p["options"]["path"] for doc in _provisioning("dashboards") for p in doc["providers"]]
     assert paths == [target]
+    home = grafana["environment"]["GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH"]
+    assert home.startswith(target + "/") and (source / home.removeprefix(target + "/")).is_file()
     provisioning_source, provisioning_target = mount(grafana, "grafana/provisioning")
     assert provisioning_source == DEPLOY / "grafana" / "provisioning"
     assert provisioning_target == "/etc/grafana/provisioning"
