@@ -29,6 +29,8 @@ class IndexSink(Protocol):
 
     def mark_file_done(self, key: str, records: int) -> None: ...
 
+    def close(self) -> None: ...
+
 
 @dataclass(slots=True)
 class IndexStats:

@@ -141,16 +141,23 @@ class OpenSearchSink:
         self._client = client or httpx.Client(base_url=config.url, timeout=DEFAULT_TIMEOUT)
         self._ensure_index()
 
+    def _send(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
+        try:
+            return self._client.request(method, url, **kwargs)
+        except httpx.TransportError as exc:
+            raise BackendError(f"OpenSearch unreachable ({type(exc).__name__})") from exc
+
     def _ensure_index(self) -> None:
         index = self._config.index
-        if self._client.head(f"/{index}").status_code == 404:
-            _check(self._client.put(f"/{index}", json=index_body(self._encoder.dim)), "create")
-        if self._client.head(f"/{index}-ingest").status_code == 404:
-            _check(self._client.put(f"/{index}-ingest"), "create ingest log")
+        if self._send("HEAD", f"/{index}").status_code == 404:
+            _check(self._send("PUT", f"/{index}", json=index_body(self._encoder.dim)), "create")
+        if self._send("HEAD", f"/{index}-ingest").status_code == 404:
+            _check(self._send("PUT", f"/{index}-ingest"), "create ingest log")
         if self._config.mode not in (Mode.HYBRID, Mode.RRF):
             return
         _check(
-            self._client.put(
+            self._send(
+                "PUT",
                 f"/_search/pipeline/{self._config.pipeline}",
                 json=pipeline_body(self._config),
             ),
@@ -160,8 +167,8 @@ class OpenSearchSink:
     def _bulk(self, lines: list[dict[str, Any]]) -> Mapping[str, Any]:
         body = "".join(json.dumps(line) + "\n" for line in lines)
         result = _check(
-            self._client.post(
-                "/_bulk", content=body, headers={"Content-Type": "application/x-ndjson"}
+            self._send(
+                "POST", "/_bulk", content=body, headers={"Content-Type": "application/x-ndjson"}
             ),
             "_bulk",
         )
@@ -198,7 +205,8 @@ class OpenSearchSink:
         lines = [{"delete": {"_index": self._config.index, "_id": p}} for p in pmids]
         if not lines:
             return 0
-        result = self._client.post(
+        result = self._send(
+            "POST",
             "/_bulk",
             content="".join(json.dumps(line) + "\n" for line in lines),
             headers={"Content-Type": "application/x-ndjson"},
@@ -211,12 +219,13 @@ class OpenSearchSink:
         return hashlib.sha1(key.encode()).hexdigest()
 
     def file_done(self, key: str) -> bool:
-        response = self._client.get(f"/{self._config.index}-ingest/_doc/{self._ingest_id(key)}")
+        response = self._send("GET", f"/{self._config.index}-ingest/_doc/{self._ingest_id(key)}")
         return response.status_code == 200 and bool(response.json().get("found"))
 
     def mark_file_done(self, key: str, records: int) -> None:
         _check(
-            self._client.put(
+            self._send(
+                "PUT",
                 f"/{self._config.index}-ingest/_doc/{self._ingest_id(key)}",
                 json={"key": key, "records": records},
             ),
