@@ -1,7 +1,7 @@
 """Upstreams: where chat completions go, and which one a model name picks.
 
 * :class:`Upstream` -- the interface (``complete`` and the ``stream`` context manager).
-* :class:`OpenAICompatUpstream` -- any OpenAI-compatible base URL over the shared httpx client.
+* :class:`OpenAICompatUpstream` -- any OpenAI-compatible base URL over the shared httpx transport.
 * :class:`LiteLLMUpstream` -- every other provider through litellm, translated to OpenAI's
   wire format (litellm is imported on first use only).
 * :class:`UpstreamRouter` -- model name -> upstream, with the unknown-model policy applied.
@@ -17,7 +17,7 @@ from proxy.config import Settings, UnknownModelPolicy, UpstreamSettings
 from proxy.errors import ModelNotFound
 from proxy.upstream._base import Completion, Upstream, relayed_headers
 from proxy.upstream.litellm_client import LiteLLMUpstream
-from proxy.upstream.openai_compat import OpenAICompatUpstream, build_http_client
+from proxy.upstream.openai_compat import OpenAICompatUpstream, build_transport
 
 __all__ = [
     "Completion",
@@ -26,7 +26,7 @@ __all__ = [
     "Route",
     "Upstream",
     "UpstreamRouter",
-    "build_http_client",
+    "build_transport",
     "relayed_headers",
 ]
 
@@ -41,14 +41,14 @@ class Route:
 
 
 class UpstreamRouter:
-    def __init__(self, settings: Settings, client: httpx.AsyncClient) -> None:
+    def __init__(self, settings: Settings, transport: httpx.AsyncBaseTransport) -> None:
         self._policy = settings.unknown_model
         self._routes = {
-            name: Route(_build(upstream, settings, client), name)
+            name: Route(_build(upstream, settings, transport), name)
             for name, upstream in settings.models.items()
         }
         self._default = (
-            Route(_build(settings.default_upstream, settings, client), OTHER_MODEL_LABEL)
+            Route(_build(settings.default_upstream, settings, transport), OTHER_MODEL_LABEL)
             if settings.default_upstream is not None
             else None
         )
@@ -71,7 +71,9 @@ class UpstreamRouter:
             await route.upstream.aclose()
 
 
-def _build(upstream: UpstreamSettings, settings: Settings, client: httpx.AsyncClient) -> Upstream:
+def _build(
+    upstream: UpstreamSettings, settings: Settings, transport: httpx.AsyncBaseTransport
+) -> Upstream:
     if upstream.base_url is not None:
-        return OpenAICompatUpstream(client, upstream)
+        return OpenAICompatUpstream(transport, upstream, settings.timeouts)
     return LiteLLMUpstream(upstream, settings.timeouts)

@@ -1,4 +1,4 @@
-"""OpenAI-compatible upstreams over one pooled httpx client (HTTP/1.1 keep-alive, optional h2).
+"""OpenAI-compatible upstreams over one pooled httpx transport (HTTP/1.1 keep-alive, or h2).
 
 The request body goes out as the client's exact bytes when nothing changed it; the response
 (and every stream event) comes back as the upstream's exact bytes.
@@ -12,38 +12,56 @@ from contextlib import asynccontextmanager
 
 import httpx
 
-from proxy.config import Settings, UpstreamSettings
+from proxy.config import Settings, Timeouts, UpstreamSettings
 from proxy.errors import UpstreamHTTPError, map_transport_errors
 from proxy.protocol import ChatRequest
 from proxy.streaming import StreamChunk, frame_sse
 from proxy.upstream._base import Completion, relayed_headers
+from proxy.upstream._network import CoalescingTransport
+
+USER_AGENT = "veriproxy"
 
 
-def build_http_client(
+def build_transport(
     settings: Settings, transport: httpx.AsyncBaseTransport | None = None
-) -> httpx.AsyncClient:
-    """The shared client: explicit timeouts and pool limits from settings."""
-    t, p = settings.timeouts, settings.pool
-    return httpx.AsyncClient(
-        timeout=httpx.Timeout(connect=t.connect, read=t.read, write=t.write, pool=t.pool),
-        limits=httpx.Limits(
-            max_connections=p.max_connections,
-            max_keepalive_connections=p.max_keepalive_connections,
-            keepalive_expiry=p.keepalive_expiry,
-        ),
-        http2=settings.http2,
-        transport=transport,
-        follow_redirects=False,
-        trust_env=False,
+) -> httpx.AsyncBaseTransport:
+    """The one pooled transport every OpenAI-compatible upstream shares.
+
+    HTTP/1.1 goes through :class:`CoalescingTransport` (see ``_network``), HTTP/2 through
+    httpx's own; a ``transport`` passed in (tests) is used as is. Use it as an async context
+    manager: leaving it closes the pool.
+    """
+    p = settings.pool
+    limits = httpx.Limits(
+        max_connections=p.max_connections,
+        max_keepalive_connections=p.max_keepalive_connections,
+        keepalive_expiry=p.keepalive_expiry,
     )
+    if transport is not None:
+        return transport
+    if settings.http2:
+        return httpx.AsyncHTTPTransport(limits=limits, http2=True, trust_env=False)
+    return CoalescingTransport(limits)
 
 
 class OpenAICompatUpstream:
-    def __init__(self, client: httpx.AsyncClient, settings: UpstreamSettings) -> None:
+    """Sends straight to the transport, skipping ``httpx.AsyncClient``: no URL merging per
+    request, no redirects, and no cookie jar -- a shared jar would replay one upstream
+    ``Set-Cookie`` on every client's requests."""
+
+    def __init__(
+        self, transport: httpx.AsyncBaseTransport, settings: UpstreamSettings, timeouts: Timeouts
+    ) -> None:
         assert settings.base_url is not None
-        self._client = client
+        self._transport = transport
         self._settings = settings
-        self._url = f"{settings.base_url}/chat/completions"
+        self._url = httpx.URL(f"{settings.base_url}/chat/completions")
+        self._timeout = {
+            "connect": timeouts.connect,
+            "read": timeouts.read,
+            "write": timeouts.write,
+            "pool": timeouts.pool,
+        }
 
     def _outgoing(self, request: ChatRequest, headers: Mapping[str, str]) -> tuple[bytes, dict]:
         if self._settings.model is not None and request.model != self._settings.model:
@@ -51,39 +69,51 @@ class OpenAICompatUpstream:
         content = request.raw if request.raw is not None else json.dumps(request.body).encode()
         out = {k: v for k, v in headers.items() if k != "authorization"}
         out["content-type"] = "application/json"
+        out["user-agent"] = USER_AGENT
         if self._settings.api_key is not None:
             out["authorization"] = f"Bearer {self._settings.api_key.get()}"
         elif "authorization" in headers:
             out["authorization"] = headers["authorization"]
         return content, out
 
-    async def complete(self, request: ChatRequest, headers: Mapping[str, str]) -> Completion:
+    async def _send(self, request: ChatRequest, headers: Mapping[str, str]) -> httpx.Response:
         content, out = self._outgoing(request, headers)
+        outgoing = httpx.Request(
+            "POST", self._url, headers=out, content=content, extensions={"timeout": self._timeout}
+        )
         with map_transport_errors():
-            response = await self._client.post(self._url, content=content, headers=out)
+            return await self._transport.handle_async_request(outgoing)
+
+    async def complete(self, request: ChatRequest, headers: Mapping[str, str]) -> Completion:
+        response = await self._send(request, headers)
+        try:
+            with map_transport_errors():
+                body = await response.aread()
+        finally:
+            await response.aclose()
         relay = relayed_headers(response.headers)
         if response.status_code >= 400:
-            raise UpstreamHTTPError.from_body(response.status_code, response.content, relay)
-        return Completion(raw=response.content, headers=relay)
+            raise UpstreamHTTPError.from_body(response.status_code, body, relay)
+        return Completion(raw=body, headers=relay)
 
     @asynccontextmanager
     async def stream(
         self, request: ChatRequest, headers: Mapping[str, str]
     ) -> AsyncIterator[AsyncIterator[StreamChunk]]:
-        content, out = self._outgoing(request, headers)
-        with map_transport_errors():
-            async with self._client.stream(
-                "POST", self._url, content=content, headers=out
-            ) as response:
-                if response.status_code >= 400:
+        response = await self._send(request, headers)
+        try:
+            if response.status_code >= 400:
+                with map_transport_errors():
                     body = await response.aread()
-                    raise UpstreamHTTPError.from_body(
-                        response.status_code, body, relayed_headers(response.headers)
-                    )
-                yield _events(response)
+                raise UpstreamHTTPError.from_body(
+                    response.status_code, body, relayed_headers(response.headers)
+                )
+            yield _events(response)
+        finally:
+            await response.aclose()
 
     async def aclose(self) -> None:
-        """The shared client belongs to the app; nothing of our own to close."""
+        """The shared transport belongs to the app; nothing of our own to close."""
 
 
 async def _events(response: httpx.Response) -> AsyncIterator[StreamChunk]:
