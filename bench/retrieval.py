@@ -1,17 +1,19 @@
 """Retrieval latency and index size, for the shipped demo index and for an index of every
 abstract in ../shared/data (SciFact corpus + PubMedQA + Check-COVID + the MEDLINE sample).
 
-    python bench/retrieval.py [--data-dir ../shared/data] [--queries 300] [--threads 2]
+    python bench/retrieval.py [--data-dir ../shared/data] [--queries 300] [--threads 1]
 
 Queries are SciFact dev claims (free-text, as users ask). Each mode runs the same queries after a
 warm-up; the figure is wall time per query for top-10 (query encoding included). The combined
-index is built once into ~/.cache/veriproxy/bench/ (resumable) and reused.
+index is built once into ~/.cache/veriproxy/bench/ (resumable) and reused. The machine's load
+average is printed beside the figures: on a shared machine, queueing for a core dominates.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import time
 from pathlib import Path
@@ -68,6 +70,12 @@ def measure(name: str, path: Path, queries: list[str], encoder: Encoder) -> None
     store = SqliteIndex(path, encoder, readonly=True)
     size_mb = path.stat().st_size / 1e6
     print(f"\n{name}: {store.count()} abstracts, index file {size_mb:.1f} MB")
+    encode_ms = []
+    for q in queries:
+        start = time.perf_counter()
+        encoder.encode([q])
+        encode_ms.append((time.perf_counter() - start) * 1000)
+    print(f"query encoding alone: p50 {statistics.median(encode_ms):.1f} ms")
     print("| mode | p50 ms | p99 ms | mean ms |\n|---|---|---|---|")
     for mode in (Mode.BM25, Mode.DENSE, Mode.HYBRID, Mode.RRF):
         retriever = HybridRetriever(store, HybridConfig(mode=mode))
@@ -91,12 +99,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path, default=Path("../shared/data"))
     parser.add_argument("--queries", type=int, default=300)
-    parser.add_argument("--threads", type=int, default=2, help="ONNX Runtime threads")
+    parser.add_argument("--threads", type=int, default=1, help="ONNX Runtime threads")
     parser.add_argument("--skip-all", action="store_true", help="only the demo index")
     args = parser.parse_args()
     encoder = Encoder(threads=args.threads)
     queries = [q.text for q in load_scifact(args.data_dir, "dev")][: args.queries]
-    print(f"{len(queries)} queries (SciFact dev claims), top-10, {args.threads} ORT threads")
+    print(
+        f"{len(queries)} queries (SciFact dev claims), top-10, {args.threads} ORT threads, "
+        f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}"
+    )
     measure("demo index (PubMedQA)", DEMO_INDEX, queries, encoder)
     if not args.skip_all:
         path = build_all(args.data_dir, DEFAULT_CACHE / "bench", encoder)

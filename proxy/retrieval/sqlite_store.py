@@ -89,7 +89,8 @@ class SqliteIndex:
         if readonly:
             if not self.path.is_file():
                 raise RetrievalError(f"no index at {self.path}; build one with `veriproxy index`")
-            uri = f"file:{self.path.resolve()}?mode=ro&immutable=1"
+            # Read-only, not immutable: a concurrent `veriproxy index` run stays visible.
+            uri = f"file:{self.path.resolve()}?mode=ro"
             self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
