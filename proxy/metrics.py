@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 
+from proxy.auth import LOCAL_PRINCIPAL
 from proxy.errors import UpstreamHTTPError, UpstreamProtocolError, UpstreamTimeout
 from verifiers import ReportStatus, ResponseReport, Verdict
 
@@ -163,7 +164,7 @@ class Metrics:
         return model if model in self._models else OTHER
 
     def tenant_label(self, tenant: str | None) -> str:
-        if tenant is None:
+        if tenant is None or tenant == LOCAL_PRINCIPAL.tenant:  # keyless mode
             return ANONYMOUS
         return tenant if tenant in self._tenants else OTHER
 

@@ -27,7 +27,8 @@ access_log = logging.getLogger("veriproxy.access")
 
 
 def set_model_label(scope: Scope, label: str) -> None:
-    scope[_MODEL_KEY] = label
+    # In scope["state"], which inner middleware share even when they copy the scope (auth does).
+    scope.setdefault("state", {})[_MODEL_KEY] = label
 
 
 def request_id_of(scope: Scope) -> str:
@@ -67,7 +68,7 @@ class RequestContextMiddleware:
         finally:
             inflight.dec()
             elapsed = time.perf_counter() - started
-            model = str(scope.get(_MODEL_KEY, "")) or "none"
+            model = str(scope["state"].get(_MODEL_KEY, "")) or "none"
             method = scope.get("method", "")
             tenant = self.metrics.tenant_label(_tenant(scope))
             self.metrics.requests.labels(route, model, tenant, str(status)).inc()
@@ -88,11 +89,9 @@ class RequestContextMiddleware:
 
 
 def _tenant(scope: Scope) -> str | None:
-    """The authenticated tenant (set by the auth middleware, inside this one), if any."""
+    """The caller's tenant (set by the auth middleware, inside this one), if it ran."""
     principal = scope.get("state", {}).get("principal")
-    if principal is None or getattr(principal, "key_id", None) is None:
-        return None
-    return str(principal.tenant)
+    return None if principal is None else str(principal.tenant)
 
 
 def _incoming_id(scope: Scope) -> str | None:

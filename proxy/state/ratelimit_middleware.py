@@ -70,7 +70,7 @@ class RateLimitMiddleware:
         key = getattr(principal, "key_id", None) or f"tenant:{tenant}"
         decision = await self.limiter.acquire(key, limits)
         if not decision.allowed:
-            label = self.metrics.tenant_label(tenant if principal and principal.key_id else None)
+            label = self.metrics.tenant_label(tenant)
             self.metrics.rate_limited.labels(label, decision.limit or "requests").inc()
             response = to_openai_error(RateLimited(decision, limits))
             response.headers["retry-after"] = decision.retry_after_header

@@ -12,6 +12,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from report_factory import report, sentence
 
 from proxy.audit import AuditLog, JsonlSink, ResponseContext, ResponseRecorder, read_entries
+from proxy.auth import FileKeyStore, new_key
 from proxy.errors import UpstreamHTTPError, UpstreamProtocolError, UpstreamTimeout
 from proxy.metrics import Metrics, upstream_error_kind
 from verifiers import ReportStatus, Verdict
@@ -156,3 +157,25 @@ def test_multiprocess_mode_sums_workers(tmp_path: Path) -> None:
     assert value(metrics, "veriproxy_requests_total", **labels) == 5
     # Counters keep a retired worker's counts; live gauges only sum workers not retired.
     assert value(metrics, "veriproxy_inflight_requests", route="/v1/chat/completions") == 1
+
+
+async def test_tenant_labels_follow_proxy_keys(proxy_factory, tmp_path: Path) -> None:
+    store = FileKeyStore(tmp_path / "keys.json")
+    keys = {}
+    for tenant in ("acme", "zeta"):
+        keys[tenant], record = new_key(tenant)
+        await store.put(record)
+    proxy = proxy_factory(
+        {"auth": {"store": str(tmp_path / "keys.json")}, "metrics": {"tenants": ["acme"]}}
+    )
+    body = {"model": "gpt-x", "messages": [{"role": "user", "content": "hi"}]}
+    async with httpx.AsyncClient(base_url=proxy.url) as client:
+        for tenant in ("acme", "zeta"):
+            headers = {"Authorization": f"Bearer {keys[tenant]}"}
+            response = await client.post("/v1/chat/completions", json=body, headers=headers)
+            assert response.status_code == 200
+    metrics = proxy.app.state.metrics
+    route = {"route": "/v1/chat/completions", "model": "other", "status": "200"}
+    assert value(metrics, "veriproxy_requests_total", tenant="acme", **route) == 1
+    assert value(metrics, "veriproxy_requests_total", tenant="other", **route) == 1  # zeta
+    assert "zeta" not in metrics.render().decode()
