@@ -57,9 +57,7 @@ def create_app(
     shared = build_shared_state(settings, metrics)
     # Evidence, verification and policies as configured, unless the caller brings its own.
     pipeline = (
-        build_pipeline(settings, metrics, shared)
-        if extensions is None
-        else Pipeline(extensions)
+        build_pipeline(settings, metrics, shared) if extensions is None else Pipeline(extensions)
     )
     secrets = settings.secrets()
     # Proxy keys: on when a key store is configured (see proxy.auth); None is the keyless mode.
@@ -100,6 +98,7 @@ def create_app(
     app.state.shared = shared
     app.state.recorder = shared.recorder
     app.state.policies = pipeline.policies  # None when verification is off (GET /v1/policies)
+    app.state.verification = pipeline.verification  # audits answers that failed upstream
     app.state.readiness_checks = tuple(readiness_checks)
     app.state.ready = False
     app.state.stream_slots = StreamSlots(settings.limits.max_streams_per_key)

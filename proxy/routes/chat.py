@@ -8,6 +8,7 @@ from starlette.routing import Route
 
 from proxy.auth import Principal, require_model, require_policy
 from proxy.chat_service import ChatService
+from proxy.errors import ProxyError
 from proxy.extensions import RequestContext
 from proxy.limits import Limits, StreamSlots, check_request, deadline
 from proxy.middleware import request_id_of, set_model_label
@@ -35,18 +36,23 @@ async def chat_completions(request: Request) -> Response:
     )
     service: ChatService = state.chat_service
     headers = forwardable_headers(request.headers)
-    if chat.stream:
-        slots: StreamSlots = state.stream_slots
-        slot = slots.acquire(principal.key_id or principal.tenant)
-        try:
-            async with deadline("request", limits.request_seconds):
-                stream = await service.open_stream(chat, ctx, headers)
-        except BaseException:
-            slot.release()
-            raise
-        return SSEResponse(slot.hold(stream))
-    async with deadline("request", limits.request_seconds):
-        result = await service.complete(chat, ctx, headers)
+    try:
+        if chat.stream:
+            slots: StreamSlots = state.stream_slots
+            slot = slots.acquire(principal.key_id or principal.tenant)
+            try:
+                async with deadline("request", limits.request_seconds):
+                    stream = await service.open_stream(chat, ctx, headers)
+            except BaseException:
+                slot.release()
+                raise
+            return SSEResponse(slot.hold(stream))
+        async with deadline("request", limits.request_seconds):
+            result = await service.complete(chat, ctx, headers)
+    except ProxyError as exc:
+        if state.verification is not None:
+            state.verification.record_failure(ctx, exc)
+        raise
     # Finalisers may add headers (verification status and risk) through the context.
     headers_out = {**dict(result.headers), **ctx.attachments.get("response_headers", {})}
     return Response(result.body, headers=headers_out, media_type="application/json")

@@ -23,7 +23,7 @@ from policies import Policy, PolicyError, PolicyNotAllowed, PolicyNotFound, Poli
 from proxy.audit.record import ResponseContext
 from proxy.audit.recorder import ResponseRecorder
 from proxy.auth import PermissionDenied
-from proxy.errors import InvalidRequest
+from proxy.errors import InvalidRequest, ProxyError
 from proxy.extensions import RequestContext
 from proxy.metrics import Metrics
 from proxy.protocol import ChatRequest
@@ -31,7 +31,7 @@ from proxy.streaming import StreamChunk
 from proxy.verification._settings import VerificationSettings
 from proxy.verification.redact import enforce_on_completion
 from proxy.verification.session import Outcome, VerificationSession
-from proxy.verification.streams import annotate_stream, gate_stream
+from proxy.verification.streams import annotate_stream, failure_reason, gate_stream
 from verifiers import Evidence
 from verifiers.engine import Verifier
 
@@ -97,6 +97,15 @@ class VerificationService:
             "X-Veriproxy-Risk": f"{outcome.report.risk:.4f}",
         }
         return enforce_on_completion(completion, outcome, session)
+
+    # -- failures ---------------------------------------------------------------------------
+
+    def record_failure(self, ctx: RequestContext, error: ProxyError) -> None:
+        """Audit a request whose answer never reached verification (the upstream failed before
+        it): the policy's verifier-error rule decides the recorded status."""
+        session = self._session(ctx)
+        if session is not None:
+            self._record(session.stop(failure_reason(error)), ctx, "")
 
     # -- helpers ----------------------------------------------------------------------------
 

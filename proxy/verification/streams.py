@@ -20,6 +20,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
+from proxy.errors import ProxyError
 from proxy.streaming import StreamChunk
 from proxy.verification.chunks import (
     content_chunk,
@@ -36,6 +37,11 @@ from verifiers import Action, SentenceAnnotation
 
 CONTENT_FILTER = "content_filter"
 Finished = Callable[[Outcome, str], None]  # called once with the outcome and the full answer
+
+
+def failure_reason(exc: ProxyError) -> str:
+    """The audit reason for an answer that failed: status and code only, never upstream text."""
+    return f"the answer failed (HTTP {exc.status}, {exc.code or exc.type}) and was not verified"
 
 
 async def annotate_stream(
@@ -68,6 +74,9 @@ async def annotate_stream(
         for sentence in rest:
             yield sentence_chunk(template, sentence)
         yield report_chunk(template, outcome.report)
+    except ProxyError as exc:
+        outcome = outcome or session.stop(failure_reason(exc))
+        raise
     finally:
         worker.cancel()
         outcome = outcome or session.stop("the client went away before verification finished")
@@ -119,6 +128,9 @@ async def gate_stream(
         for out in held:
             yield out
         yield report_chunk(template, outcome.report)
+    except ProxyError as exc:
+        outcome = outcome or session.stop(failure_reason(exc))
+        raise
     finally:
         outcome = outcome or session.stop("the client went away before verification finished")
         finished(outcome, gate.answer)
