@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Make sure the services and system tools the test suite uses are present and running:
-# Redis on 127.0.0.1:6379, promtool (Debian's prometheus package) and headless Chromium.
+# Redis on 127.0.0.1:6379, promtool (Debian's prometheus package) and headless Chromium with
+# its chromedriver (tests/ui).
 set -euo pipefail
 need_apt=()
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
 command -v promtool >/dev/null 2>&1 || need_apt+=(prometheus)
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "[services] installing ${need_apt[*]} from Debian's packages"
   apt-get update -qq

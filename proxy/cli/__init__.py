@@ -19,6 +19,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "train_nli",
     "keys",
     "index",
+    "demo",
 )
 
 

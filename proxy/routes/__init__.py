@@ -4,8 +4,16 @@ from __future__ import annotations
 
 from starlette.routing import Route
 
-from proxy.routes import chat, health, metrics, models, verify
+from proxy.routes import chat, health, metrics, models, policies, ui, verify
 
 
 def routes() -> list[Route]:
-    return [*chat.ROUTES, *models.ROUTES, *health.ROUTES, *metrics.ROUTES, *verify.ROUTES]
+    return [
+        *chat.ROUTES,
+        *models.ROUTES,
+        *health.ROUTES,
+        *metrics.ROUTES,
+        *verify.ROUTES,
+        *policies.ROUTES,
+        *ui.ROUTES,
+    ]

@@ -11,12 +11,16 @@
 The evidence is what the retrieval preparer left in ``ctx.attachments["evidence"]`` (none: every
 check-worthy sentence comes out ``unsupported`` and the report says no evidence was retrieved).
 Each finished response goes to the ``ResponseRecorder`` (metrics and audit log).
+
+With the per-request option ``include_evidence: true`` the report also carries ``documents``:
+the injected abstracts in full (the playground highlights evidence spans inside them).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
+from contextlib import aclosing
 from typing import Any
 
 from policies import Policy, PolicyError, PolicyNotAllowed, PolicyNotFound, PolicyStore, StreamMode
@@ -38,6 +42,7 @@ from verifiers.engine import Verifier
 POLICY_KEY = "policy"
 EVIDENCE_KEY = "evidence"
 HEADERS_KEY = "response_headers"
+INCLUDE_EVIDENCE = "include_evidence"  # per-request option: the report carries the abstracts
 
 
 class VerificationService:
@@ -81,7 +86,10 @@ class VerificationService:
         if session is None:
             return chunks
         mode = gate_stream if session.policy.stream_mode is StreamMode.GATE else annotate_stream
-        return mode(chunks, session, lambda outcome, answer: self._record(outcome, ctx, answer))
+        stream = mode(chunks, session, lambda outcome, answer: self._record(outcome, ctx, answer))
+        if ctx.options.extra.get(INCLUDE_EVIDENCE) is True:
+            return _with_documents(stream, session.evidence)
+        return stream
 
     # -- response finaliser -----------------------------------------------------------------
 
@@ -96,7 +104,10 @@ class VerificationService:
             "X-Veriproxy-Status": outcome.report.status.value,
             "X-Veriproxy-Risk": f"{outcome.report.risk:.4f}",
         }
-        return enforce_on_completion(completion, outcome, session)
+        out = enforce_on_completion(completion, outcome, session)
+        if ctx.options.extra.get(INCLUDE_EVIDENCE) is True:
+            out["verification"]["documents"] = _documents(session.evidence)
+        return out
 
     # -- failures ---------------------------------------------------------------------------
 
@@ -150,3 +161,33 @@ def _answer_of(completion: dict[str, Any]) -> str | None:
             content = (choice.get("message") or {}).get("content")
             return content if isinstance(content, str) else None
     return None
+
+
+def _documents(evidence: Sequence[Evidence]) -> list[dict[str, Any]]:
+    return [
+        {
+            "pmid": e.pmid,
+            "title": e.title,
+            "abstract": e.abstract,
+            "journal": e.journal,
+            "year": e.year,
+            "score": e.score,
+            "retriever": e.retriever,
+        }
+        for e in evidence
+    ]
+
+
+async def _with_documents(
+    stream: AsyncIterator[StreamChunk], evidence: Sequence[Evidence]
+) -> AsyncIterator[StreamChunk]:
+    """``stream`` with the injected abstracts added to its report chunk; closing this closes
+    ``stream`` (so the upstream is still cancelled when the client goes away)."""
+    async with aclosing(stream):  # type: ignore[type-var]
+        async for chunk in stream:
+            data = chunk.data
+            report = data.get("verification") if data else None
+            if data is not None and isinstance(report, dict) and report.get("type") == "report":
+                report = {**report, "documents": _documents(evidence)}
+                chunk = StreamChunk.from_data({**data, "verification": report})
+            yield chunk

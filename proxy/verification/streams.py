@@ -198,7 +198,10 @@ class _Background:
     async def _run(self) -> None:
         while self._pending:
             text, self._pending = self._pending, ""
-            self._ready.extend(await self._session.feed(text))
+            # Await first: ``self._ready.extend(await ...)`` would bind the list that a
+            # ``take()`` during the await hands out, and those sentences would be lost.
+            done = await self._session.feed(text)
+            self._ready.extend(done)
 
 
 def _enforced(session: VerificationSession, sentence: SentenceAnnotation) -> Action:

@@ -1,0 +1,157 @@
+"""``veriproxy demo [--serve] [--policy NAME]``: the whole pipeline offline, on recorded answers.
+
+No network and no key: an upstream emulator on loopback replays hand-written answers
+(``proxy/data/demo_answers.json``) to a few PubMedQA questions; a real proxy in front of it
+retrieves evidence from the shipped PubMedQA index, injects it, and verifies each answer with
+the bundled NLI model. Each report is printed with ``veriproxy check``'s renderer. ``--serve``
+then keeps both running and prints the playground URL, so the same answers stream into /ui.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+DEMO_ANSWERS = Path(__file__).resolve().parents[1] / "data" / "demo_answers.json"
+DEMO_MODEL = "demo"
+DRIP_SECONDS = 0.04  # between streamed words, so the page visibly streams
+REQUEST_TIMEOUT_S = 300.0
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedAnswer:
+    pmid: str
+    question: str
+    answer: str
+    shows: str
+
+
+def load_recorded(path: Path = DEMO_ANSWERS) -> tuple[RecordedAnswer, ...]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return tuple(RecordedAnswer(**item) for item in data["answers"])
+
+
+class Replay:
+    """The emulator's ``reply``: the recorded answer to the request's last user message."""
+
+    def __init__(self, recorded: Sequence[RecordedAnswer]) -> None:
+        self._answers = {_normal(r.question): r.answer for r in recorded}
+        questions = " ".join(f"“{r.question}”" for r in recorded)
+        self.fallback = (
+            "This offline demo replays recorded answers to its own questions only. "
+            f"Ask one of these: {questions}"
+        )
+
+    def __call__(self, body: Mapping[str, Any]) -> str:
+        for message in reversed(list(body.get("messages") or ())):
+            if message.get("role") == "user" and isinstance(message.get("content"), str):
+                return self._answers.get(_normal(message["content"]), self.fallback)
+        return self.fallback
+
+
+def demo_config(upstream_base_url: str) -> dict[str, Any]:
+    """Proxy configuration: keyless on loopback, one model on the emulator, the shipped
+    retrieval index and presets, verification with the bundled model."""
+    upstream = {"base_url": upstream_base_url}
+    return {
+        "default_upstream": upstream,
+        "models": {DEMO_MODEL: upstream},
+        "verification": {"enabled": True},
+    }
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "demo", help="run the whole pipeline offline on recorded answers (no network, no key)"
+    )
+    parser.add_argument(
+        "--serve", action="store_true", help="keep the proxy running and print the /ui URL"
+    )
+    parser.add_argument("--policy", help="policy for the printed reports (default: default)")
+    parser.add_argument("--no-color", action="store_true", help="plain text output")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import httpx
+
+    from proxy.app import create_app
+    from proxy.config import settings_from_mapping
+    from proxy.emulator import Emulator
+    from proxy.server_thread import ServerThread
+
+    recorded = load_recorded()
+    colour = not args.no_color and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    emulator = Emulator(reply=Replay(recorded), drip_s=DRIP_SECONDS)
+    print("[demo] starting the upstream emulator (recorded answers) and the proxy", flush=True)
+    with ServerThread(emulator.app()) as upstream:
+        settings = settings_from_mapping(demo_config(f"{upstream.url}/v1"), environ={})
+        print("[demo] loading the retrieval index and the bundled NLI model…", flush=True)
+        with (
+            ServerThread(create_app(settings)) as proxy,
+            httpx.Client(base_url=proxy.url, timeout=REQUEST_TIMEOUT_S) as client,
+        ):
+            for number, item in enumerate(recorded, start=1):
+                print(f"\n[demo] {number}/{len(recorded)} {item.question}", flush=True)
+                print(f"       recorded answer showing {item.shows}", flush=True)
+                report = ask(client, item.question, args.policy)
+                for line in render_report(report, colour=colour):
+                    print(line)
+            if not args.serve:
+                print("\nSee the same answers stream in the browser: veriproxy demo --serve")
+                return 0
+            serve_until_interrupted(proxy.url, recorded)
+    return 0
+
+
+def ask(client: Any, question: str, policy: str | None) -> dict[str, Any]:
+    """One chat completion through the proxy; returns its ``verification`` report."""
+    options: dict[str, Any] = {"policy": policy} if policy else {}
+    response = client.post(
+        "/v1/chat/completions",
+        json={
+            "model": DEMO_MODEL,
+            "messages": [{"role": "user", "content": question}],
+            "veriproxy": options,
+        },
+    )
+    body = response.json()
+    if response.status_code != 200:
+        raise SystemExit(f"veriproxy demo: the proxy answered {response.status_code}: {body}")
+    report: dict[str, Any] = body["verification"]
+    return report
+
+
+def render_report(report: Mapping[str, Any], *, colour: bool) -> list[str]:
+    from policies.replay import decode
+    from proxy.cli.check import render
+    from verifiers import ResponseReport
+
+    lines = list(render(decode(ResponseReport, dict(report)), colour=colour))
+    rules = ", ".join(report.get("rules_fired") or ()) or "none"
+    evidence = ", ".join(ref["pmid"] for ref in report.get("evidence") or ()) or "none"
+    lines.append(f"status={report['status']} policy={report['policy']} rules fired: {rules}")
+    lines.append(f"evidence retrieved: PMID {evidence}")
+    return lines
+
+
+def serve_until_interrupted(url: str, recorded: Sequence[RecordedAnswer]) -> None:
+    print(f"\nPlayground: {url}/ui  (model '{DEMO_MODEL}', no key needed; Ctrl+C stops)")
+    for item in recorded:
+        print(f"  {url}/ui?q={quote(item.question)}")
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        print("\n[demo] stopping")
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.split()).casefold()

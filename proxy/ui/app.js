@@ -1,0 +1,334 @@
+// veriproxy playground: streams a chat completion from this proxy and paints each sentence
+// with its verdict as the annotation chunks arrive. The proxy key stays in this browser
+// (sessionStorage, or localStorage when "remember" is ticked) and only goes to this origin.
+"use strict";
+(() => {
+  const KEY_STORE = "veriproxy.key";
+  const PUBMED = "https://pubmed.ncbi.nlm.nih.gov/";
+  const $ = (id) => document.getElementById(id);
+  const el = (tag, props = {}, ...children) => {
+    const node = Object.assign(document.createElement(tag), props);
+    for (const child of children) node.append(child);
+    return node;
+  };
+  const pct = (x) => (typeof x === "number" ? x.toFixed(2) : "—");
+
+  // ---- the proxy key, models and policies ------------------------------------------------
+  const keyInput = $("key"), remember = $("remember");
+  keyInput.value = sessionStorage.getItem(KEY_STORE) || localStorage.getItem(KEY_STORE) || "";
+  remember.checked = localStorage.getItem(KEY_STORE) !== null;
+  function saveKey() {
+    sessionStorage.removeItem(KEY_STORE);
+    localStorage.removeItem(KEY_STORE);
+    if (keyInput.value) (remember.checked ? localStorage : sessionStorage).setItem(KEY_STORE, keyInput.value);
+  }
+  function authHeaders() {
+    return keyInput.value ? { Authorization: "Bearer " + keyInput.value } : {};
+  }
+  async function getList(path) {
+    const response = await fetch(path, { headers: authHeaders() });
+    if (!response.ok) throw new Error(await errorMessage(response));
+    return (await response.json()).data || [];
+  }
+  async function loadChoices() {
+    try {
+      const models = await getList("/v1/models");
+      $("models").replaceChildren(...models.map((m) => el("option", { value: m.id })));
+      if (!$("model").value && models.length) $("model").value = models[0].id;
+      const policies = await getList("/v1/policies");
+      const select = $("policy"), chosen = select.value;
+      select.replaceChildren(select.options[0],
+        ...policies.map((p) => el("option", { value: p.id, textContent: p.id, title: p.description || "" })));
+      select.value = policies.some((p) => p.id === chosen) ? chosen : "";
+      setState("");
+    } catch (err) {
+      setState(err.message, true);
+    }
+  }
+  keyInput.addEventListener("change", () => { saveKey(); loadChoices(); });
+  remember.addEventListener("change", saveKey);
+
+  // ---- one response's state ---------------------------------------------------------------
+  let answer = "";          // the text the client received
+  let marks = [];           // {from, to, ann, replaced}: sentence ranges in `answer`
+  let cursor = 0;           // where the next sentence is searched from
+  let lastDelta = 0;        // where the latest content delta starts in `answer`
+  let blockedAt = null;     // offset of the block message, once the stream ended with content_filter
+  let report = null;
+  let documents = new Map(); // pmid -> {title, abstract, journal, year, score, retriever}
+  let controller = null;
+
+  function reset() {
+    answer = ""; marks = []; cursor = 0; lastDelta = 0; blockedAt = null; report = null; documents = new Map();
+    hideDetail();
+    renderAnswer(); renderSide();
+  }
+
+  function addSentence(ann) {
+    let from = answer.indexOf(ann.text, cursor);
+    let to = from + ann.text.length;
+    let replaced = false;
+    if (from < 0) {
+      // Gate mode sends the policy's message, in one delta, in place of a redacted sentence.
+      const start = Math.max(cursor, lastDelta);
+      from = start + (answer.length - start - answer.slice(start).trimStart().length);
+      to = answer.length;
+      replaced = true;
+    }
+    marks.push({ from, to, ann, replaced });
+    cursor = to;
+  }
+
+  function addReport(value) {
+    report = value;
+    for (const doc of value.documents || []) documents.set(doc.pmid, doc);
+    // A sentence withheld by a block in gate mode appears only in the report.
+    const shown = new Set(marks.map((m) => m.ann.index));
+    for (const s of value.sentences || []) {
+      if (!shown.has(s.index) && s.action === "block") marks.push({ from: null, to: null, ann: s, replaced: true });
+    }
+    renderSide();
+  }
+
+  // ---- rendering ----------------------------------------------------------------------------
+  function sentenceNode(mark) {
+    const ann = mark.ann, blocked = ann.action === "block", redacted = ann.action === "redact";
+    const node = el("span", { className: "sent", tabIndex: 0 });
+    node.dataset.index = ann.index;
+    node.dataset.verdict = ann.verdict;
+    node.dataset.action = ann.action;
+    node.setAttribute("role", "button");
+    node.setAttribute("aria-label", `${ann.text} (${ann.verdict.replace("_", " ")}${blocked || redacted ? ", " + ann.action + "ed" : ""})`);
+    node.append(el("span", { className: "text", textContent: mark.replaced ? ann.text : answer.slice(mark.from, mark.to) }));
+    if (blocked || redacted) {
+      node.classList.add("struck");
+      node.append(el("span", { className: "label", textContent: blocked ? "blocked" : "redacted" }));
+      if (mark.replaced && mark.from !== null) {
+        node.append(el("span", { className: "replacement", textContent: answer.slice(mark.from, mark.to) }));
+      }
+    }
+    return node;
+  }
+
+  function renderAnswer() {
+    const box = $("answer");
+    const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.index : undefined;
+    const parts = [];
+    let at = 0;
+    const end = blockedAt === null ? answer.length : blockedAt;
+    for (const mark of marks) {
+      if (mark.from === null) { parts.push(" ", sentenceNode(mark)); continue; }
+      if (mark.from > at) parts.push(answer.slice(at, mark.from));
+      parts.push(sentenceNode(mark));
+      at = Math.max(at, mark.to);
+    }
+    if (at < end) parts.push(el("span", { className: "pending", textContent: answer.slice(at, end) }));
+    if (blockedAt !== null) {
+      parts.push(el("span", { className: "blocked-message", role: "alert", textContent: answer.slice(blockedAt).trim() }));
+    }
+    box.replaceChildren(...parts);
+    if (focused !== undefined) {
+      const again = box.querySelector(`.sent[data-index="${focused}"]`);
+      if (again) again.focus();
+    }
+  }
+
+  function renderSide() {
+    const status = $("status"), risk = $("risk");
+    if (!report) {
+      status.textContent = "—"; risk.textContent = "—";
+      $("counts").textContent = ""; $("rules").textContent = "";
+      $("abstracts").replaceChildren();
+      return;
+    }
+    status.replaceChildren(el("span", { className: "badge", textContent: report.status }));
+    status.firstChild.dataset.status = report.status;
+    risk.textContent = pct(report.risk) + (report.faithful ? " (faithful)" : "");
+    const counts = Object.entries(report.counts || {}).filter(([, n]) => n).map(([k, n]) => `${k.replace("_", " ")}: ${n}`);
+    $("counts").textContent = counts.join(" · ");
+    const rules = [`policy ${report.policy || "—"}`];
+    if ((report.rules_fired || []).length) rules.push("rules fired: " + report.rules_fired.join(", "));
+    if (report.error) rules.push("verification incomplete: " + report.error);
+    $("rules").textContent = rules.join(" · ");
+    // Every injected abstract when the report carries them, else the evidence it lists.
+    const used = new Set((report.evidence || []).map((ref) => ref.pmid));
+    const listed = documents.size ? [...documents.values()] : report.evidence || [];
+    $("abstracts").replaceChildren(...listed.map((doc) => {
+      const meta = [doc.journal, doc.year, `score ${pct(doc.score)}`, doc.retriever, used.has(doc.pmid) ? "used" : ""].filter(Boolean).join(" · ");
+      const item = el("li", {}, pmidLink(doc.pmid), " ", el("strong", { textContent: doc.title }), el("div", { className: "meta", textContent: meta }));
+      item.dataset.pmid = doc.pmid;
+      if (doc.abstract) item.append(el("details", {}, el("summary", { textContent: "abstract" }), el("p", { className: "abstract", textContent: doc.abstract })));
+      return item;
+    }));
+  }
+
+  function pmidLink(pmid) {
+    return el("a", { href: PUBMED + encodeURIComponent(pmid) + "/", textContent: "PMID " + pmid, target: "_blank", rel: "noopener noreferrer" });
+  }
+
+  // The abstract with [start, end) highlighted, or just the span while the abstract is unknown.
+  function highlighted(span) {
+    const doc = documents.get(span.pmid);
+    const text = doc && doc.abstract;
+    if (!text || text.slice(span.start, span.end) !== span.text) {
+      return el("p", { className: "abstract" }, "… ", el("mark", { textContent: span.text }), " …");
+    }
+    return el("p", { className: "abstract" }, text.slice(0, span.start), el("mark", { textContent: span.text }), text.slice(span.end));
+  }
+
+  function detailContent(ann) {
+    const body = [el("h3", { id: "detail-title", textContent: `${ann.verdict.replace("_", " ")} · confidence ${pct(ann.confidence)}` })];
+    const facts = [`harm ${ann.harm}/5`, `risk ${pct(ann.risk)}`, `action ${ann.action}`];
+    body.push(el("p", { textContent: facts.join(" · ") }));
+    if ((ann.harm_reasons || []).length) body.push(el("p", { className: "meta", textContent: "harm: " + ann.harm_reasons.join("; ") }));
+    if ((ann.rules_fired || []).length) body.push(el("p", { className: "meta", textContent: "rules fired: " + ann.rules_fired.join(", ") }));
+    if ((ann.claims || []).length) {
+      body.push(el("h4", { textContent: "Claims" }));
+      body.push(el("ul", {}, ...ann.claims.map((c) => el("li", { textContent: `${c.text} — ${c.verdict.replace("_", " ")}, harm ${c.harm}` }))));
+    }
+    const citations = ann.citations || [];
+    if (citations.length) {
+      body.push(el("h4", { textContent: "Citations" }));
+      body.push(el("ul", {}, ...citations.map((c) => el("li", {}, pmidLink(c.pmid), c.valid ? " — among the retrieved evidence" : " — not among the retrieved evidence (invalid)"))));
+    }
+    const failed = (ann.checks || []).filter((c) => !c.passed);
+    if (failed.length) {
+      body.push(el("h4", { textContent: "Failed checks" }));
+      body.push(el("ul", {}, ...failed.map((c) => el("li", { textContent: `${c.name}: ${c.detail}` }))));
+    }
+    body.push(el("h4", { textContent: "Evidence" }));
+    const spans = ann.evidence || [];
+    if (!spans.length) body.push(el("p", { className: "meta", textContent: "No evidence span decided this sentence." }));
+    for (const span of spans) {
+      const box = el("div", { className: "evidence" }, pmidLink(span.pmid), " ", el("strong", { textContent: span.title }),
+        el("div", { className: "meta", textContent: `${span.label} · score ${pct(span.score)} · characters ${span.start}–${span.end}` }), highlighted(span));
+      box.dataset.pmid = span.pmid;
+      body.push(box);
+    }
+    return body;
+  }
+
+  // ---- the sentence popover: hover shows, focus shows, click/Enter pins, Escape closes -----
+  const detail = $("detail");
+  let pinned = false, owner = null;
+  function showDetail(node, pin) {
+    const mark = marks.find((m) => String(m.ann.index) === node.dataset.index);
+    if (!mark) return;
+    owner = node; pinned = pinned || pin;
+    $("detail-body").replaceChildren(...detailContent(mark.ann));
+    detail.hidden = false;
+    const box = node.getBoundingClientRect();
+    const left = Math.min(window.scrollX + box.left, window.scrollX + document.documentElement.clientWidth - detail.offsetWidth - 12);
+    detail.style.left = Math.max(12, left) + "px";
+    detail.style.top = window.scrollY + box.bottom + 6 + "px";
+  }
+  function hideDetail(force = true) {
+    if (!force && pinned) return;
+    detail.hidden = true; pinned = false;
+    const previous = owner; owner = null;
+    return previous;
+  }
+  const answerBox = $("answer");
+  answerBox.addEventListener("mouseover", (e) => { const s = e.target.closest(".sent"); if (s && !pinned) showDetail(s, false); });
+  answerBox.addEventListener("mouseleave", () => hideDetail(false));
+  answerBox.addEventListener("focusin", (e) => { const s = e.target.closest(".sent"); if (s) { pinned = false; showDetail(s, false); } });
+  answerBox.addEventListener("click", (e) => { const s = e.target.closest(".sent"); if (s) { pinned = false; showDetail(s, true); } });
+  answerBox.addEventListener("keydown", (e) => {
+    const s = e.target.closest(".sent");
+    if (s && (e.key === "Enter" || e.key === " ")) { e.preventDefault(); pinned = false; showDetail(s, true); }
+  });
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && !detail.hidden) { const back = hideDetail(); if (back) back.focus(); }
+  });
+  document.addEventListener("click", (e) => {
+    if (pinned && !detail.contains(e.target) && !e.target.closest(".sent")) hideDetail();
+  });
+  $("detail-close").addEventListener("click", () => { const back = hideDetail(); if (back) back.focus(); });
+
+  // ---- streaming ------------------------------------------------------------------------------
+  function setState(text, isError = false) {
+    const state = $("state");
+    state.textContent = text;
+    state.classList.toggle("error", isError);
+  }
+
+  async function errorMessage(response) {
+    try {
+      const body = await response.json();
+      return (body.error && body.error.message) || `HTTP ${response.status}`;
+    } catch (err) {
+      return `HTTP ${response.status}`;
+    }
+  }
+
+  function handleEvent(data) {
+    const chunk = JSON.parse(data);
+    if (chunk.error) throw new Error(chunk.error.message || "the stream failed");
+    const choice = (chunk.choices || []).find((c) => (c.index || 0) === 0);
+    const content = choice && choice.delta && choice.delta.content;
+    if (content) { lastDelta = answer.length; answer += content; }
+    // A block ends the stream with the policy's message as the last delta, then content_filter.
+    if (choice && choice.finish_reason === "content_filter" && blockedAt === null) blockedAt = Math.max(cursor, lastDelta);
+    const v = chunk.verification;
+    if (v && v.type === "sentence") addSentence(v);
+    if (v && v.type === "report") addReport(v);
+    renderAnswer();
+  }
+
+  async function ask(event) {
+    event.preventDefault();
+    const question = $("question").value.trim();
+    if (!question || controller) return;
+    saveKey();
+    reset();
+    const options = { include_evidence: true };
+    if ($("policy").value) options.policy = $("policy").value;
+    controller = new AbortController();
+    $("send").disabled = true; $("stop").disabled = false;
+    setState("streaming…");
+    try {
+      const response = await fetch("/v1/chat/completions", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", ...authHeaders() },
+        body: JSON.stringify({ model: $("model").value, stream: true, messages: [{ role: "user", content: question }], veriproxy: options }),
+        signal: controller.signal,
+      });
+      if (!response.ok) throw new Error(await errorMessage(response));
+      const reader = response.body.getReader();
+      const decoder = new TextDecoder();
+      let buffer = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += decoder.decode(value, { stream: true });
+        let cut;
+        while ((cut = buffer.indexOf("\n\n")) >= 0) {
+          const event = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          for (const line of event.split("\n")) {
+            if (!line.startsWith("data: ")) continue;
+            const data = line.slice(6);
+            if (data !== "[DONE]") handleEvent(data);
+          }
+        }
+      }
+      setState(report ? "done" : "done (no verification report)");
+    } catch (err) {
+      setState(err.name === "AbortError" ? "stopped" : err.message, err.name !== "AbortError");
+    } finally {
+      controller = null;
+      $("send").disabled = false; $("stop").disabled = true;
+      document.body.dataset.done = "true";
+    }
+  }
+
+  $("ask").addEventListener("submit", (e) => { delete document.body.dataset.done; ask(e); });
+  $("stop").addEventListener("click", () => controller && controller.abort());
+  $("question").addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) $("ask").requestSubmit();
+  });
+  // ?q=… prefills the question (veriproxy demo --serve prints such links).
+  const preset = new URLSearchParams(location.search).get("q");
+  if (preset) $("question").value = preset;
+  loadChoices();
+})();
