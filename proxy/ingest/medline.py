@@ -13,7 +13,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, cast
 
 from proxy.ingest._article import Article, Deletion, Record, sentence_spans
 
@@ -23,9 +23,14 @@ _YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
 def parse_medline(path: Path | str) -> Iterator[Record]:
     """Yield articles and deletions from a MEDLINE XML file in document order."""
     path = Path(path)
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rb") as fh:
+    with _open(path) as fh:
         yield from parse_medline_stream(fh)
+
+
+def _open(path: Path) -> IO[bytes]:
+    if path.suffix == ".gz":
+        return cast(IO[bytes], gzip.open(path, "rb"))
+    return path.open("rb")
 
 
 def parse_medline_stream(fh: IO[bytes]) -> Iterator[Record]:

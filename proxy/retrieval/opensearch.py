@@ -173,7 +173,7 @@ class OpenSearchSink:
             "_bulk",
         )
         if result.get("errors"):
-            failed = next(
+            failed: Mapping[str, Any] = next(
                 (op for item in result["items"] for op in item.values() if "error" in op), {}
             )
             reason = failed.get("error", {}).get("reason", "unknown")
