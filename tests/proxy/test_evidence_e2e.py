@@ -91,3 +91,22 @@ def test_unusable_documents_are_a_400_in_openais_envelope(client: openai.OpenAI)
         ask(client, extra_body={"veriproxy": {"documents": [{"title": "no text"}]}})
     assert info.value.status_code == 400
     assert "document 1" in str(info.value.message)
+
+
+def test_retrieval_config_section_drives_the_default_pipeline(
+    proxy_factory: Any, emulator: Any
+) -> None:
+    """No explicit extensions: the app builds the preparer from the ``retrieval:`` section."""
+    proxy = proxy_factory(
+        config={"verification": {"enabled": False}, "retrieval": {"top_k": 2, "mode": "bm25"}}
+    )
+    client = openai.OpenAI(base_url=proxy.base_url, api_key="sk-test", max_retries=0)
+    ask(client)
+    labels = re.findall(r"^\[PMID:(\d+)\]", sent(emulator)[1]["content"], re.M)
+    assert labels[0] == "21881325" and len(labels) == 2
+
+    off = proxy_factory(
+        config={"verification": {"enabled": False}, "retrieval": {"enabled": False}}
+    )
+    ask(openai.OpenAI(base_url=off.base_url, api_key="sk-test", max_retries=0))
+    assert [m["role"] for m in sent(emulator)] == ["system", "user"]
