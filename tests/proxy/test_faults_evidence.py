@@ -19,6 +19,7 @@ from proxy.retrieval import HybridRetriever
 from proxy.retrieval.sqlite_store import SqliteIndex
 from proxy.server_thread import RunningEmulator
 from tests.conftest import ProxyFactory
+from tests.proxy.test_verify_route import model_dir  # noqa: F401 -- the tiny NLI model fixture
 from verifiers.embed import Encoder
 
 HOSTILE = (
@@ -53,6 +54,18 @@ def index(tmp_path: Path, encoder: Encoder) -> Iterator[SqliteIndex]:
 def _start(proxy_factory: ProxyFactory, index: SqliteIndex) -> str:
     preparer = EvidencePreparer(HybridRetriever(index), RetrievalSettings())
     proxy = proxy_factory(extensions=Extensions(preparers=(preparer,)))
+    return f"{proxy.base_url}/chat/completions"
+
+
+def _start_verified(proxy_factory: ProxyFactory, index: SqliteIndex, model: Path) -> str:
+    """The app's own pipeline: retrieval from ``index``, then verification and policies."""
+    verifier = {"nli": {"name": "hf", "model": str(model), "threads": 1}}
+    proxy = proxy_factory(
+        {
+            "retrieval": {"enabled": True, "path": str(index.path)},
+            "verification": {"enabled": True, "verifier": verifier},
+        }
+    )
     return f"{proxy.base_url}/chat/completions"
 
 
@@ -92,3 +105,20 @@ def test_retrieval_backend_down_answer_proceeds(
     assert resp.json()["choices"][0]["message"]["content"] == "Does metformin lower HbA1c?"
     sent = emulator.stats.requests[-1]["messages"]
     assert "(no abstracts were found for this question)" in sent[0]["content"]
+
+
+def test_retrieval_down_with_verification_reports_no_evidence(
+    proxy_factory: ProxyFactory,
+    emulator: RunningEmulator,
+    index: SqliteIndex,
+    model_dir: Path,  # noqa: F811 -- the imported fixture
+) -> None:
+    index.close()
+    index.path.write_bytes(b"this is not a SQLite database")  # the backend is broken
+    emulator.emulator.reply = "Metformin lowers HbA1c in type 2 diabetes [PMID:101]."
+    resp = httpx.post(_start_verified(proxy_factory, index, model_dir), json=BODY, timeout=60)
+    assert resp.status_code == 200, resp.text
+    report = resp.json()["verification"]
+    assert report["evidence"] == []
+    assert report["status"] != "verified"
+    assert {s["verdict"] for s in report["sentences"]} <= {"unsupported", "invalid_citation"}
