@@ -1,7 +1,7 @@
 """Load: N concurrent streaming clients through a real proxy process, against the emulator.
 
     python bench/load.py [--clients 16] [--duration 20] [--drip-ms 5] [--no-auth]
-                         [--config EXTRA.yaml] [--soak-minutes 10]
+                         [--passthrough] [--config EXTRA.yaml] [--soak-minutes 10]
 
 Starts two child processes on loopback: the upstream emulator and ``veriproxy serve`` (with a
 fresh proxy key unless ``--no-auth``). Each client loops: one streaming chat completion, read to
@@ -10,8 +10,10 @@ and to the last byte, throughput, and the proxy's peak RSS (``VmHWM``). ``--soak
 runs M minutes instead of ``--duration`` and also prints the RSS slope (least squares over the
 samples after the first tenth; MiB per minute): a leak shows as a steady positive slope.
 
-``--config`` merges extra YAML over the bench's own (e.g. to turn verification on). Everything
-is bounded: at most 512 clients, 600 s per run, 60 soak minutes; loopback only.
+Retrieval and verification run as the configuration says (on by default: the bundled index and
+NLI model); ``--passthrough`` turns both off for a baseline, and ``--config`` merges extra YAML
+over the bench's own. Everything is bounded: at most 512 clients, 600 s per run, 60 soak
+minutes; loopback only.
 """
 
 from __future__ import annotations
@@ -117,6 +119,8 @@ def proxy_config(args: argparse.Namespace, upstream: str, port: int, workdir: Pa
         "default_upstream": {"base_url": upstream},
         "limits": {"max_streams_per_key": max(args.clients, 1)},
     }
+    if args.passthrough:
+        config.update(retrieval={"enabled": False}, verification={"enabled": False})
     if args.config:
         extra = yaml.safe_load(Path(args.config).read_text()) or {}
         config = {**config, **extra}
@@ -239,6 +243,7 @@ async def drive(args: argparse.Namespace, url: str, key: str | None, pid: int) -
         "clients": args.clients,
         "seconds": round(elapsed, 1),
         "auth": key is not None,
+        "passthrough": args.passthrough,
         "streams_ok": len(tally.total),
         "errors": sum(tally.errors.values()),
         "errors_by_kind": tally.errors,
@@ -260,6 +265,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--duration", type=float, default=20.0, help="seconds (not soak)")
     parser.add_argument("--drip-ms", type=int, default=5, help="emulator delay between chunks")
     parser.add_argument("--no-auth", action="store_true", help="keyless proxy (local mode)")
+    parser.add_argument(
+        "--passthrough", action="store_true", help="retrieval and verification off (baseline)"
+    )
     parser.add_argument("--config", help="extra YAML merged over the bench's proxy config")
     parser.add_argument("--soak-minutes", type=float, default=0.0)
     args = parser.parse_args()
