@@ -1,11 +1,11 @@
 """Proxy overhead: veriproxy vs calling the upstream emulator directly vs the LiteLLM proxy.
 
     python bench/overhead.py [--requests 300] [--concurrency 32] [--concurrent-requests 960]
-                             [--no-litellm]
+                             [--no-litellm] [--features]
 
 Starts child processes on loopback: the upstream emulator (``python -m proxy.emulator``),
-``veriproxy serve`` in front of it (keyless on loopback, default settings; verification off
-when the build has it, so this measures the proxy core), and -- when the ``litellm`` CLI can
+``veriproxy serve`` in front of it (keyless on loopback, default settings; retrieval and
+verification off unless ``--features``, so this measures the proxy core), and -- when the ``litellm`` CLI can
 run its proxy (``litellm[proxy]``) -- ``litellm --config`` on the same emulator. Then, for each
 scenario, the same client (httpx, keep-alive) measures every target in turn:
 
@@ -220,6 +220,9 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--concurrent-requests", type=int, default=960)
     parser.add_argument("--no-litellm", action="store_true", help="skip the LiteLLM proxy")
+    parser.add_argument(
+        "--features", action="store_true", help="keep retrieval and verification on"
+    )
     args = parser.parse_args()
     args.requests = min(args.requests, MAX_REQUESTS)
     args.concurrent_requests = min(args.concurrent_requests, MAX_REQUESTS)
@@ -231,8 +234,11 @@ def main() -> None:
         "VERIPROXY_DEFAULT_UPSTREAM__BASE_URL": emu_url,
         "VERIPROXY_PORT": str(proxy_port),
     }
-    if "verification" in Settings.__dataclass_fields__:
-        proxy_env["VERIPROXY_VERIFICATION__ENABLED"] = "false"
+    if not args.features:
+        # The proxy core alone: switch off the features layered on it, where this build has them.
+        for section in ("retrieval", "verification"):
+            if section in Settings.__dataclass_fields__:
+                proxy_env[f"VERIPROXY_{section.upper()}__ENABLED"] = "false"
     use_litellm = not args.no_litellm and litellm_available()
     if not args.no_litellm and not use_litellm:
         print("  litellm-proxy: unavailable (litellm[proxy] is not installed); skipped")
