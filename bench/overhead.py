@@ -5,8 +5,9 @@
 
 Starts child processes on loopback: the upstream emulator (``python -m proxy.emulator``),
 ``veriproxy serve`` in front of it (keyless on loopback, default settings; retrieval and
-verification off unless ``--features``, so this measures the proxy core), and -- when the ``litellm`` CLI can
-run its proxy (``litellm[proxy]``) -- ``litellm --config`` on the same emulator. Then, for each
+verification off unless ``--features``, so this measures the proxy core), and -- when the
+``litellm`` CLI can run its proxy (``litellm[proxy]``) -- ``litellm --config`` on the same
+emulator. Then, for each
 scenario, the same client (httpx, keep-alive) measures every target in turn:
 
 * non-streaming chat completion: latency to the full body;
@@ -280,7 +281,8 @@ def main() -> None:
     summarise(rows)
     print(
         "cpu ms/req: CPU time of that target's server process per request (direct: the "
-        "emulator; proxies: the proxy alone) -- independent of how busy the machine is."
+        "emulator; proxies: the proxy alone) -- far less sensitive than latency to how busy "
+        "the machine is."
     )
 
 
