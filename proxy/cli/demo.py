@@ -139,7 +139,7 @@ def render_report(report: Mapping[str, Any], *, colour: bool) -> list[str]:
     rules = ", ".join(report.get("rules_fired") or ()) or "none"
     evidence = ", ".join(ref["pmid"] for ref in report.get("evidence") or ()) or "none"
     lines.append(f"status={report['status']} policy={report['policy']} rules fired: {rules}")
-    lines.append(f"evidence retrieved: PMID {evidence}")
+    lines.append(f"evidence used: PMID {evidence}")
     return lines
 
 
