@@ -228,22 +228,30 @@
     const previous = owner; owner = null;
     return previous;
   }
+  // Closing gives the focus back to the sentence without reopening the popover.
+  let returning = false;
+  function closeAndReturn() {
+    const back = hideDetail();
+    if (!back) return;
+    returning = true;
+    back.focus();
+    returning = false;
+  }
   const answerBox = $("answer");
   answerBox.addEventListener("mouseover", (e) => { const s = e.target.closest(".sent"); if (s && !pinned) showDetail(s, false); });
   answerBox.addEventListener("mouseleave", () => hideDetail(false));
-  answerBox.addEventListener("focusin", (e) => { const s = e.target.closest(".sent"); if (s) { pinned = false; showDetail(s, false); } });
+  answerBox.addEventListener("focusin", (e) => { const s = e.target.closest(".sent"); if (s && !returning) { pinned = false; showDetail(s, false); } });
   answerBox.addEventListener("click", (e) => { const s = e.target.closest(".sent"); if (s) { pinned = false; showDetail(s, true); } });
   answerBox.addEventListener("keydown", (e) => {
     const s = e.target.closest(".sent");
-    if (s && (e.key === "Enter" || e.key === " ")) { e.preventDefault(); pinned = false; showDetail(s, true); }
+    // Enter pins the popover and moves into it, so its PubMed links are reachable by Tab.
+    if (s && (e.key === "Enter" || e.key === " ")) { e.preventDefault(); pinned = false; showDetail(s, true); $("detail-close").focus(); }
   });
-  document.addEventListener("keydown", (e) => {
-    if (e.key === "Escape" && !detail.hidden) { const back = hideDetail(); if (back) back.focus(); }
-  });
+  document.addEventListener("keydown", (e) => { if (e.key === "Escape" && !detail.hidden) closeAndReturn(); });
   document.addEventListener("click", (e) => {
     if (pinned && !detail.contains(e.target) && !e.target.closest(".sent")) hideDetail();
   });
-  $("detail-close").addEventListener("click", () => { const back = hideDetail(); if (back) back.focus(); });
+  $("detail-close").addEventListener("click", closeAndReturn);
 
   // ---- streaming ------------------------------------------------------------------------------
   function setState(text, isError = false) {
@@ -285,6 +293,7 @@
     if ($("policy").value) options.policy = $("policy").value;
     controller = new AbortController();
     $("send").disabled = true; $("stop").disabled = false;
+    $("answer").setAttribute("aria-busy", "true");
     setState("streaming…");
     try {
       const response = await fetch("/v1/chat/completions", {
@@ -312,12 +321,13 @@
           }
         }
       }
-      setState(report ? "done" : "done (no verification report)");
+      setState(report ? `done: ${report.status}, risk ${pct(report.risk)}` : "done (no verification report)");
     } catch (err) {
       setState(err.name === "AbortError" ? "stopped" : err.message, err.name !== "AbortError");
     } finally {
       controller = null;
       $("send").disabled = false; $("stop").disabled = true;
+      $("answer").setAttribute("aria-busy", "false");
       document.body.dataset.done = "true";
     }
   }
