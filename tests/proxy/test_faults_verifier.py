@@ -16,6 +16,9 @@ from tests.conftest import ProxyFactory
 CLAIM = "Metformin lowers HbA1c in adults with type 2 diabetes [PMID:1]."
 DOCUMENT = {"id": "1", "text": "Metformin lowered HbA1c by 1.1% in adults with type 2 diabetes."}
 # The emulator echoes the user's message, so the answer is CLAIM, checked against DOCUMENT.
+# litellm's first import takes seconds.
+pytestmark = pytest.mark.slow
+
 BODY = {
     "model": "gpt-test",
     "messages": [{"role": "user", "content": CLAIM}],
