@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from proxy.errors import sanitise
 from verifiers import ResponseReport, SentenceAnnotation
 
 
@@ -128,6 +129,11 @@ def build_record(
         latency_ms=latency,
         model_version=report.model_version,
         error=report.error,
-        prompt=ctx.prompt if include_text else None,
-        answer=ctx.answer if include_text else None,
+        prompt=_scrubbed(ctx.prompt) if include_text else None,
+        answer=_scrubbed(ctx.answer) if include_text else None,
     )
+
+
+def _scrubbed(text: str | None) -> str | None:
+    """Text goes to the log without anything that looks like a key (``sk-…``, bearer tokens)."""
+    return None if text is None else sanitise(text, limit=None)

@@ -66,6 +66,8 @@ def test_record_holds_every_decision_and_text_only_when_asked() -> None:
     assert body["prompt"] is None and body["answer"] is None
     with_text = build_record(REPORT, CTX, include_text=True).to_dict()
     assert with_text["prompt"] == CTX.prompt and with_text["answer"] == CTX.answer
+    leaky = ResponseContext("r", "acme", "gpt-x", prompt="my key is sk-abcdefghijklmnop ok")
+    assert build_record(REPORT, leaky, include_text=True).prompt == "my key is [redacted] ok"
 
 
 def _write(path: Path, n: int) -> None:
