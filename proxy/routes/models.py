@@ -1,4 +1,5 @@
-"""``GET /v1/models``: the configured model names, in OpenAI's list format."""
+"""``GET /v1/models``: the configured model names the caller's key may use, in OpenAI's list
+format."""
 
 from __future__ import annotations
 
@@ -6,9 +7,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from proxy.auth import Principal
+
 
 async def list_models(request: Request) -> JSONResponse:
-    names = request.app.state.router.model_names
+    principal: Principal = request.state.principal
+    names = [n for n in request.app.state.router.model_names if principal.may_use_model(n)]
     return JSONResponse(
         {
             "object": "list",

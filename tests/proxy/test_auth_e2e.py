@@ -88,6 +88,27 @@ def test_models_and_policies_outside_the_key_are_403(
     assert len(emulator.stats.requests) == 1
 
 
+def test_model_list_shows_only_allowed_models(
+    proxy_factory: ProxyFactory, emulator: RunningEmulator, tmp_path: Path
+) -> None:
+    store = tmp_path / "keys.json"
+    narrow = _store_with(store, allowed_models=("gpt-a",))
+    wide = _store_with(store)
+    upstream = {"base_url": emulator.base_url}
+    proxy = proxy_factory(
+        {"auth": {"store": str(store)}, "models": {"gpt-a": upstream, "gpt-b": upstream}}
+    )
+
+    def listed(key: str) -> list[str]:
+        resp = httpx.get(
+            f"{proxy.base_url}/models", headers={"authorization": f"Bearer {key}"}, timeout=10
+        )
+        return sorted(m["id"] for m in resp.json()["data"])
+
+    assert listed(narrow) == ["gpt-a"]
+    assert listed(wide) == ["gpt-a", "gpt-b"]
+
+
 def test_no_key_in_logs_errors_or_metrics(
     proxy_factory: ProxyFactory,
     emulator: RunningEmulator,
