@@ -45,6 +45,8 @@ def running(emulator: RunningEmulator) -> Iterator[tuple[subprocess.Popen[bytes]
         {
             "VERIPROXY_DEFAULT_UPSTREAM__BASE_URL": emulator.base_url,
             "VERIPROXY_DRAIN_SECONDS": "10",
+            # The proxy core under test; verification needs the bundled model on disk.
+            "VERIPROXY_VERIFICATION__ENABLED": "false",
         },
     )
     url = f"http://127.0.0.1:{port}"
