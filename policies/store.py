@@ -51,12 +51,16 @@ class PolicyStore:
         default: str = DEFAULT_POLICY,
         poll_seconds: float = DEFAULT_POLL_SECONDS,
         on_reload_error: ReloadErrorHook | None = None,
+        on_change: Callable[[], None] | None = None,
     ) -> None:
         dirs = [Path(d) for d in directories]
         self.directories = (*dirs, PRESETS_DIR) if include_presets else tuple(dirs)
         self.default = default
         self.poll_seconds = poll_seconds
         self.on_reload_error = on_reload_error
+        # Called from the polling thread when a poll found changed files (the proxy tells the
+        # other replicas through it); not called for reloads asked for by ``reload()``.
+        self.on_change = on_change
         self.reload_errors = 0
         self.reloads = 0
         self._files: dict[Path, _Loaded] = {}
@@ -148,7 +152,8 @@ class PolicyStore:
     def _poll(self) -> None:
         while not self._stop.wait(self.poll_seconds):
             try:
-                self.reload()
+                if self.reload() and self.on_change is not None:
+                    self.on_change()
             except Exception:  # keep polling whatever a hook or the file system throws
                 log.exception("policy reload failed; retrying in %.1f s", self.poll_seconds)
 

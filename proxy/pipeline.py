@@ -8,6 +8,7 @@ and stops, and the pieces the lifespan warms up and closes.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +21,8 @@ from proxy.evidence.factory import build_preparer
 from proxy.extensions import Extensions
 from proxy.metrics import Metrics
 from proxy.state.evidence_cache import EvidenceCache
+from proxy.state.notices import POLICY_RELOAD, Notices
+from proxy.state.policy_sync import follow_policy_notices
 from proxy.state.runtime import SharedState
 from proxy.verification.service import VerificationService
 
@@ -30,14 +33,23 @@ class Pipeline:
     policies: PolicyStore | None = None
     verification: VerificationService | None = None
     evidence: EvidencePreparer | None = None
+    notices: Notices | None = None
 
     async def start(self) -> None:
-        """Load the verifier (so the first request does not pay for it) and watch policies."""
+        """Load the verifier (so the first request does not pay for it) and watch policies:
+        a change this replica's poll finds is announced to the others, and their notices make
+        this one re-read its files at once."""
         service = self.verification
         if service is not None:
             await anyio.to_thread.run_sync(lambda: service.verifier)
-        if self.policies is not None:
-            self.policies.start()
+        store, notices = self.policies, self.notices
+        if store is None:
+            return
+        if notices is not None:
+            loop = asyncio.get_running_loop()
+            store.on_change = lambda: _announce(notices, loop)
+            follow_policy_notices(notices, store.reload)
+        store.start()
 
     async def aclose(self) -> None:
         """Stop watching policies and close the retriever (its index file or HTTP client)."""
@@ -72,4 +84,9 @@ def build_pipeline(settings: Settings, metrics: Metrics, shared: SharedState) ->
     extensions = Extensions(
         preparers=(evidence, service), transformers=(service,), finalisers=(service,)
     )
-    return Pipeline(extensions, store, service, evidence)
+    return Pipeline(extensions, store, service, evidence, shared.notices)
+
+
+def _announce(notices: Notices, loop: asyncio.AbstractEventLoop) -> None:
+    """From the policy poll thread: tell the other replicas to reload now."""
+    asyncio.run_coroutine_threadsafe(notices.publish(POLICY_RELOAD), loop)
