@@ -13,8 +13,10 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from starlette.responses import PlainTextResponse
 
 from proxy.app import create_app
+from proxy.auth import AuthMiddleware, FileKeyStore
 from proxy.config import settings_from_mapping
 from proxy.emulator import Emulator
 from proxy.server_thread import ServerThread
@@ -180,3 +182,22 @@ def test_deeply_nested_option_header(proxy_url: str, client: httpx.Client) -> No
         proxy_url + "/v1/chat/completions", json=body, headers={"x-veriproxy-policy": "[" * 5000}
     )
     _check(resp)
+
+
+@FUZZ
+@given(
+    value=st.binary(max_size=120).filter(lambda b: b"\r" not in b and b"\n" not in b)
+    | st.sampled_from([b"Bearer ", b"bearer sk-vp-", b"Bearer sk-vp-" + b"a" * 12 + b"-"])
+    .flatmap(lambda head: st.binary(max_size=60).map(lambda tail: head + tail))
+    .filter(lambda b: b"\r" not in b and b"\n" not in b and b"\x00" not in b)
+)
+async def test_any_authorization_header_is_a_clean_401(
+    tmp_path_factory: pytest.TempPathFactory, value: bytes
+) -> None:
+    store = FileKeyStore(tmp_path_factory.mktemp("keys") / "keys.json")
+    app = AuthMiddleware(PlainTextResponse("should not be reached"), store)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
+        resp = await http.post("/v1/chat/completions", headers=[(b"authorization", value.strip())])
+    assert resp.status_code == 401
+    assert set(resp.json()["error"]) == {"message", "type", "param", "code"}
