@@ -13,7 +13,8 @@ What it answers:
   last message is not a tool result), it calls the first tool with ``tool_arguments``.
 
 Failure modes on demand, from the ``X-Emulator-Mode`` header or a model named ``emu-<mode>``
-(comma-separated to combine): ``error-<status>`` (OpenAI error envelope with that status),
+(comma-separated to combine): ``error-<status>`` (OpenAI error envelope with that status; a
+401 echoes the caller's key in its message, as some providers do, so scrubbing can be tested),
 ``slow-<ms>`` (wait before answering), ``drip-<ms>`` (wait between stream chunks), ``die``
 (drop the connection mid-response), ``malformed`` (a stream event that is not JSON / a body
 that is not JSON), ``nodone`` (end the stream cleanly without ``[DONE]``), ``first-<n>`` (the

@@ -16,7 +16,7 @@ compressed.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -120,7 +120,7 @@ class SSEResponse(StreamingResponse):
     media_type = "text/event-stream"
 
     def __init__(
-        self, content: AsyncIterator[bytes], headers: Mapping[str, str] | None = None
+        self, content: AsyncIterable[bytes], headers: Mapping[str, str] | None = None
     ) -> None:
         super().__init__(content, headers={**SSE_HEADERS, **(headers or {})})
         self._content = content

@@ -97,5 +97,5 @@ def _tenant(scope: Scope) -> str | None:
 def _incoming_id(scope: Scope) -> str | None:
     for name, value in scope.get("headers", []):
         if name == REQUEST_ID_HEADER and _SAFE_ID.match(value):
-            return value.decode()
+            return bytes(value).decode()
     return None

@@ -63,7 +63,9 @@ class OpenAICompatUpstream:
             "pool": timeouts.pool,
         }
 
-    def _outgoing(self, request: ChatRequest, headers: Mapping[str, str]) -> tuple[bytes, dict]:
+    def _outgoing(
+        self, request: ChatRequest, headers: Mapping[str, str]
+    ) -> tuple[bytes, dict[str, str]]:
         if self._settings.model is not None and request.model != self._settings.model:
             request = request.with_body(model=self._settings.model)
         content = request.raw if request.raw is not None else json.dumps(request.body).encode()
