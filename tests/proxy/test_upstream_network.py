@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import shutil
+import ssl
+import subprocess
 import time
+from pathlib import Path
 
+import httpcore
 import httpx
+import pytest
 
 from proxy.emulator import Emulator
 from proxy.server_thread import ServerThread
+from proxy.upstream._network import CoalescingBackend
 
 MESSAGES = [{"role": "user", "content": "hello"}]
 
@@ -49,3 +56,34 @@ def test_http2_setting_still_talks_to_an_http1_upstream(proxy_factory) -> None:
     proxy = proxy_factory({"http2": True})
     assert chat(proxy.url).json()["choices"][0]["message"]["content"] == "hello"
     assert chat(proxy.url, stream=True).content.endswith(b"data: [DONE]\n\n")
+
+
+@pytest.fixture
+def self_signed(tmp_path: Path) -> tuple[Path, Path]:
+    if shutil.which("openssl") is None:
+        pytest.skip("needs the openssl command to make a test certificate")
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+         "-keyout", str(key), "-out", str(cert), "-subj", "/CN=localhost",
+         "-addext", "subjectAltName=IP:127.0.0.1"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return key, cert
+
+
+async def test_backend_speaks_tls(self_signed: tuple[Path, Path]) -> None:
+    key, cert = self_signed
+    context = ssl.create_default_context(cafile=str(cert))
+    body = b'{"model": "m", "messages": [{"role": "user", "content": "over tls"}]}'
+    with ServerThread(Emulator().app(), ssl_keyfile=str(key), ssl_certfile=str(cert)) as server:
+        url = f"https://127.0.0.1:{server.port}/v1/chat/completions"
+        async with httpcore.AsyncConnectionPool(
+            ssl_context=context, network_backend=CoalescingBackend()
+        ) as pool:
+            for _ in range(2):  # the second request reuses the TLS connection
+                response = await pool.request(
+                    "POST", url, headers={"content-type": "application/json"}, content=body
+                )
+                assert response.status == 200
+                assert b"over tls" in response.content
