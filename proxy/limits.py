@@ -11,7 +11,8 @@ Every limit is configurable (``limits:`` in the configuration) and each breach r
 * ``request_seconds``: 504 ``request_timeout``           (:func:`deadline`)
 
 Upstream connect/read/write timeouts are the ``timeouts:`` section (504 ``upstream_timeout``);
-retrieval and verification bound their own time and degrade rather than fail the request.
+``retrieval.timeout_seconds`` and ``verification.timeout_seconds`` bound those stages, which
+degrade (no evidence / unverified) rather than fail the request.
 
 Stream slots are counted per proxy replica (a process-local counter, no network round trip);
 a deployment with R replicas allows up to R times ``max_streams_per_key`` per key.

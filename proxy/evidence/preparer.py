@@ -10,6 +10,7 @@ request: the answer goes out without evidence and verification reports it unsupp
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from proxy.errors import InvalidRequest
@@ -51,11 +52,17 @@ class EvidencePreparer:
         if not query:
             ctx.attachments[EVIDENCE_KEY] = ()
             return request
+        timeout = self._settings.timeout_seconds
         try:
-            found = await self._retriever.search(query, top_k=self._settings.top_k)
+            async with asyncio.timeout(timeout):
+                found = await self._retriever.search(query, top_k=self._settings.top_k)
         except RetrievalError as exc:
             logger.warning("retrieval failed (%s): answering without evidence", exc)
             ctx.attachments[ERROR_KEY] = str(exc)
+            found = []
+        except TimeoutError:
+            logger.warning("retrieval took over %g s: answering without evidence", timeout)
+            ctx.attachments[ERROR_KEY] = f"retrieval timed out after {timeout:g} s"
             found = []
         return self._inject(request, ctx, tuple(found))
 

@@ -17,6 +17,8 @@ DEFAULT_NCBI_KEY_ENV = "NCBI_API_KEY"
 DEFAULT_TOOL = "veriproxy"
 DEFAULT_OPENSEARCH_URL = "http://127.0.0.1:9200"
 DEFAULT_OPENSEARCH_INDEX = "pubmed"
+# Retrieval past this is abandoned and the answer goes on without evidence.
+DEFAULT_TIMEOUT_SECONDS = 10.0
 
 
 class Backend(StrEnum):
@@ -57,6 +59,7 @@ class RetrievalSettings:
     cache_entries: int = DEFAULT_MAX_ENTRIES
     cache_ttl_seconds: float = DEFAULT_TTL_SECONDS
     encoder_threads: int = 1
+    timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
     eutils: EutilsSettings = field(default_factory=EutilsSettings)
     opensearch: OpenSearchSettings = field(default_factory=OpenSearchSettings)
 
@@ -92,6 +95,7 @@ class RetrievalConfigModel(_Strict):
     cache_entries: int = Field(default=DEFAULT_MAX_ENTRIES, ge=0)
     cache_ttl_seconds: float = Field(default=DEFAULT_TTL_SECONDS, gt=0)
     encoder_threads: int = Field(default=1, ge=1)
+    timeout_seconds: float = Field(default=DEFAULT_TIMEOUT_SECONDS, gt=0)
     eutils: _EutilsModel = _EutilsModel()
     opensearch: _OpenSearchModel = _OpenSearchModel()
 

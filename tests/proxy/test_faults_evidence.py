@@ -5,6 +5,7 @@ down does not stop the answer."""
 from __future__ import annotations
 
 import re
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,10 +13,11 @@ import httpx
 import pytest
 
 from proxy.evidence.preparer import EvidencePreparer
-from proxy.evidence.settings import RetrievalSettings
+from proxy.evidence.settings import Backend, RetrievalSettings
 from proxy.extensions import Extensions
 from proxy.ingest import Article, sentence_spans
 from proxy.retrieval import HybridRetriever
+from proxy.retrieval.eutils import EutilsConfig, EutilsRetriever
 from proxy.retrieval.sqlite_store import SqliteIndex
 from proxy.server_thread import RunningEmulator
 from tests.conftest import ProxyFactory
@@ -122,3 +124,23 @@ def test_retrieval_down_with_verification_reports_no_evidence(
     assert report["evidence"] == []
     assert report["status"] != "verified"
     assert {s["verdict"] for s in report["sentences"]} <= {"unsupported", "invalid_citation"}
+
+
+def test_hung_retrieval_backend_is_abandoned_in_time(
+    proxy_factory: ProxyFactory, emulator: RunningEmulator
+) -> None:
+    # A backend that accepts connections and never answers (E-utilities behind a dead proxy).
+    with socket.socket() as hung:
+        hung.bind(("127.0.0.1", 0))
+        hung.listen(16)
+        config = EutilsConfig(base_url=f"http://127.0.0.1:{hung.getsockname()[1]}")
+        preparer = EvidencePreparer(
+            EutilsRetriever(config), RetrievalSettings(backend=Backend.EUTILS, timeout_seconds=0.3)
+        )
+        proxy = proxy_factory(extensions=Extensions(preparers=(preparer,)))
+        # A hang guard, not a speed check: without the retrieval deadline the backend client
+        # would wait 20 s per try and this client would give up first.
+        resp = httpx.post(f"{proxy.base_url}/chat/completions", json=BODY, timeout=15)
+    assert resp.status_code == 200, resp.text
+    sent = emulator.stats.requests[-1]["messages"]
+    assert "(no abstracts were found for this question)" in sent[0]["content"]
