@@ -6,8 +6,9 @@ on loopback (see :mod:`proxy.server_thread`, or ``python -m proxy.emulator --por
 
 What it answers:
 
-* text: ``reply`` -- a fixed string, a callable ``(request_body) -> str`` (replaying recorded
-  answers), or None to echo the last user message. ``n`` choices, ``logprobs`` and
+* text: ``reply`` -- a fixed string, a callable ``(request_body) -> str`` such as
+  :class:`RecordedReplies` (``--replies FILE.jsonl`` replays recorded answers), or None to echo
+  the last user message. ``n`` choices, ``logprobs`` and
   ``stream_options.include_usage`` are honoured; usage counts whitespace-separated words.
 * tool calls: when the request has ``tools`` (and ``tool_choice`` is not ``"none"`` and the
   last message is not a tool result), it calls the first tool with ``tool_arguments``.
@@ -35,8 +36,9 @@ import json
 import re
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
@@ -431,15 +433,42 @@ def _tool_to_call(body: Mapping[str, Any], messages: list[Mapping[str, Any]]) ->
     return str(tools[0].get("function", {}).get("name", "tool"))
 
 
+class RecordedReplies:
+    """Replays recorded answers: JSONL lines ``{"prompt": ..., "answer": ...}``, matched on the
+    last user message (whitespace-normalised); unknown prompts are echoed."""
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self._answers: dict[str, str] = {}
+        for line in lines:
+            if line.strip():
+                entry = json.loads(line)
+                self._answers[_normalise(str(entry["prompt"]))] = str(entry["answer"])
+
+    def __call__(self, body: Mapping[str, Any]) -> str:
+        prompt = _last_user_text(list(body.get("messages") or []))
+        return self._answers.get(_normalise(prompt), prompt)
+
+
+def _normalise(text: str) -> str:
+    return " ".join(text.split())
+
+
 def main() -> None:
     import uvicorn
 
     parser = argparse.ArgumentParser(description="Run the OpenAI-compatible upstream emulator.")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=9100)
-    parser.add_argument("--reply", default=None, help="fixed answer text (default: echo)")
+    answer = parser.add_mutually_exclusive_group()
+    answer.add_argument("--reply", default=None, help="fixed answer text (default: echo)")
+    answer.add_argument(
+        "--replies", type=Path, help='recorded answers, JSONL of {"prompt": ..., "answer": ...}'
+    )
     args = parser.parse_args()
-    uvicorn.run(Emulator(reply=args.reply).app(), host=args.host, port=args.port)
+    reply: Reply = args.reply
+    if args.replies is not None:
+        reply = RecordedReplies(args.replies.read_text(encoding="utf-8").splitlines())
+    uvicorn.run(Emulator(reply=reply).app(), host=args.host, port=args.port)
 
 
 if __name__ == "__main__":
