@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
+from proxy.config import settings_from_mapping
 from proxy.errors import error_body
 from proxy.limits import (
     LimitExceeded,
@@ -138,3 +142,12 @@ async def test_deadline_cancels_and_names_the_stage() -> None:
     assert status == 504 and envelope["error"]["code"] == "request_timeout"
     async with deadline("request", 1.0):
         await asyncio.sleep(0)
+
+
+def test_documented_security_settings_validate() -> None:
+    """Every YAML block in docs/security.md is a valid configuration (docs cannot drift)."""
+    text = (Path(__file__).parents[2] / "docs" / "security.md").read_text()
+    blocks = re.findall(r"```yaml\n(.*?)```", text, re.S)
+    assert len(blocks) >= 3
+    for block in blocks:
+        settings_from_mapping(yaml.safe_load(block), {"OPENAI_API_KEY": "set"})
