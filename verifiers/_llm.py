@@ -6,6 +6,7 @@ list (``LITELLM_LOCAL_MODEL_COST_MAP``): verification must work offline and in t
 
 from __future__ import annotations
 
+import asyncio
 import os
 from dataclasses import dataclass
 
@@ -20,11 +21,18 @@ class LLMEndpoint:
     timeout_s: float = 60.0
 
     def complete(self, system: str, user: str) -> str:
-        """The assistant's reply text at temperature 0. litellm's exceptions propagate."""
+        """The assistant's reply text at temperature 0. litellm's exceptions propagate.
+
+        Synchronous, for worker threads. It drives litellm's async client in a loop of its own
+        that is closed afterwards: litellm's sync path leaves an event loop open behind it."""
+        return asyncio.run(self.acomplete(system, user))
+
+    async def acomplete(self, system: str, user: str) -> str:
+        """``complete`` for callers already on an event loop."""
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         import litellm
 
-        response = litellm.completion(
+        response = await litellm.acompletion(
             model=self.model,
             messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
             temperature=0,

@@ -42,6 +42,12 @@ _DECOMPOSE_PROMPT = (
     'qualifier. Do not add facts. Reply with JSON only: {"claims": ["..."]}'
 )
 _log = logging.getLogger(__name__)
+_PRONOUN = re.compile(r"(?:it|they|this|these|that|those)(?=\s)", re.IGNORECASE)
+_VERBS = frozenset(
+    """is are was were be been has have had can could may might must will would should does do
+    did reduces reduce increases increase improves improve lowers lower raises raise causes cause
+    prevents prevent shows show leads lead""".split()  # noqa: SIM905 (a word list reads better)
+)
 MIN_CLAIM_WORDS = 4  # a shorter fragment is a qualifier of its neighbour, not a claim
 MIN_CONTENT_TOKENS = 2
 
@@ -92,7 +98,27 @@ class RuleDecomposer:
                 merged[-1] = (merged[-1][0], end)
             else:
                 merged.append((start, end))
-        return [_span(sentence, start, end) for start, end in merged]
+        claims = [_span(sentence, start, end) for start, end in merged]
+        subject = _subject(claims[0].text) if len(claims) > 1 else None
+        return [_resolve(c, subject) for c in claims]
+
+
+def _subject(clause: str) -> str | None:
+    """The words before the first verb of a clause: "Aspirin reduced X" → "Aspirin"."""
+    words = clause.split()
+    for i, word in enumerate(words[1:], start=1):
+        if word.lower() in _VERBS or re.fullmatch(r"[a-z]+(?:ed|es)", word):
+            return " ".join(words[:i])
+    return None
+
+
+def _resolve(claim: ClaimSpan, subject: str | None) -> ClaimSpan:
+    """A later clause that opens with a pronoun gets the first clause's subject in its text (its
+    span stays the clause): "it did not reduce stroke" is unjudgeable on its own."""
+    match = _PRONOUN.match(claim.text)
+    if subject is None or match is None:
+        return claim
+    return ClaimSpan(subject + claim.text[match.end() :], claim.start, claim.end)
 
 
 def _words(sentence: str, span: tuple[int, int]) -> int:

@@ -15,6 +15,7 @@ thread.
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -47,7 +48,11 @@ from verifiers.risk import claims_risk, response_risk, support_of
 from verifiers.segment import SentenceSpan, StreamSegmenter, segment
 from verifiers.windows import SentenceEncoder, Window, WindowSelector, evidence_sentences
 
-GLOBAL_WINDOWS = 3  # windows joined into one premise for the global pass
+GLOBAL_WINDOWS = 3
+ON_TOPIC = 0.4  # window prefilter score from which a window's numbers are compared
+_SPACE_BEFORE_PUNCT = re.compile(
+    r"\s+([.,;:!?])"
+)  # windows joined into one premise for the global pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +119,11 @@ class Verifier:
         decomposer_options = dict(config.get("decomposer", {}))
         harm_options = dict(config.get("harm", {}))
         window_options = dict(config.get("windows", {}))
+        nli = create_backend(nli_options.pop("name", "bundled"), **nli_options)
+        # Windows as long as the model was trained on (the bundled model says so in its config).
+        sizes = getattr(getattr(nli, "config", None), "window_sizes", None)
+        if sizes:
+            window_options.setdefault("max_sentences", max(sizes))
         encoder: SentenceEncoder | None = None
         # Embedding every evidence sentence costs more than the NLI itself on a small CPU, so
         # the embedding rerank of windows is opt-in; lexical overlap alone is the default.
@@ -122,7 +132,7 @@ class Verifier:
 
             encoder = Encoder()
         return cls(
-            create_backend(nli_options.pop("name", "bundled"), **nli_options),
+            nli,
             decomposer=create_decomposer(
                 decomposer_options.pop("name", "rules"), **decomposer_options
             ),
@@ -294,11 +304,10 @@ class Verifier:
             if joined.label is not NLILabel.NEUTRAL:
                 label, confidence = joined.label, joined.confidence
                 spans = [_span(w, global_scores) for w in _in_order(windows[:GLOBAL_WINDOWS])]
-        sources = [(ev.pmid, f"{ev.title}. {ev.abstract}") for ev in item.candidates]
         sentences = [(ev.pmid, s.text) for ev in item.candidates for s in evidence_sentences(ev)]
         checks = tuple(
             c
-            for c in (check_numbers(text, sources), check_negation(text, sentences))
+            for c in (self._numbers(text, item, windows), check_negation(text, sentences))
             if c is not None
         )
         verdict = {
@@ -312,6 +321,18 @@ class Verifier:
             # with its polarity flipped: NLI models gloss over both.
             verdict, confidence = Verdict.CONTRADICTED, max(confidence, 0.5)
         return _ClaimOutcome(verdict, round(confidence, 4), tuple(spans), checks)
+
+    @staticmethod
+    def _numbers(text: str, item: _Pending, windows: Sequence[Window]) -> CheckResult | None:
+        """Numbers are compared with the windows that speak to the claim (an abstract's other
+        percentages are about other things); a value found anywhere in the cited abstracts
+        still counts as stated."""
+        on_topic = [(w.pmid, w.text) for w in windows if w.score >= ON_TOPIC]
+        result = check_numbers(text, on_topic)
+        if result is None or result.passed:
+            return result
+        anywhere = check_numbers(text, [(ev.pmid, ev.abstract) for ev in item.candidates])
+        return anywhere if anywhere is not None and anywhere.passed else result
 
     def _failed(
         self,
@@ -395,13 +416,13 @@ class VerificationStream:
 
 
 def _claim_text(item: _Pending, claim: ClaimSpan) -> str:
-    """The claim without citation markers (offsets of citations are into the sentence)."""
-    inside = [
-        replace(c, start=c.start - claim.start, end=c.end - claim.start)
-        for c in item.citations
-        if claim.start <= c.start and c.end <= claim.end
-    ]
-    return strip_citations(claim.text, inside)
+    """The claim without its citation markers (removed by text: an LLM or a resolved pronoun
+    may have changed the claim's wording around them)."""
+    text = claim.text
+    for citation in item.citations:
+        if claim.start <= citation.start and citation.end <= claim.end:
+            text = text.replace(citation.raw, " ")
+    return _SPACE_BEFORE_PUNCT.sub(r"\1", " ".join(text.split())).strip()
 
 
 def _sentence(

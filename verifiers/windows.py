@@ -24,6 +24,9 @@ from verifiers.checks.normalise import content_tokens
 from verifiers.segment import segment
 
 LEXICAL_WEIGHT = 0.5  # the rest of the score is the embedding similarity
+# Each extra sentence must earn its place: a longer window only wins when it covers more of the
+# claim, since NLI scores dilute over text that says nothing about it.
+SENTENCE_PENALTY = 0.05
 _CACHE_SIZE = 512  # abstracts whose sentence embeddings are kept
 
 
@@ -168,6 +171,7 @@ def _scored(
     sentence_vectors: NDArray[np.float32] | None,
 ) -> Window:
     lexical = len(claim_tokens & window_tokens) / max(len(claim_tokens), 1)
+    lexical -= SENTENCE_PENALTY * (window.last - window.first)
     if claim_vector is None or sentence_vectors is None or not len(sentence_vectors):
         score = lexical
     else:

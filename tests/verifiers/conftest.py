@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+import os
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -64,3 +65,16 @@ def tiny_model() -> TinyModel:
         return path
 
     return build
+
+
+@pytest.fixture
+def litellm_httpx() -> Iterator[None]:
+    """Route litellm through httpx so respx sees its calls (its default aiohttp transport would
+    bypass respx), restoring the setting afterwards."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    previous = litellm.disable_aiohttp_transport
+    litellm.disable_aiohttp_transport = True
+    yield
+    litellm.disable_aiohttp_transport = previous

@@ -34,6 +34,7 @@ def completion(content: str) -> httpx.Response:
 
 
 @respx.mock
+@pytest.mark.usefixtures("litellm_httpx")
 def test_judge_batches_pairs_and_reads_labels() -> None:
     reply = {
         "results": [
@@ -56,6 +57,7 @@ def test_judge_batches_pairs_and_reads_labels() -> None:
 
 
 @respx.mock
+@pytest.mark.usefixtures("litellm_httpx")
 def test_judge_failures_raise_nli_error() -> None:
     respx.post(URL).mock(return_value=httpx.Response(500, json={"error": {"message": "down"}}))
     judge = create_backend(
