@@ -17,7 +17,9 @@ from verifiers._types import (
     Verdict,
     to_json,
 )
+from verifiers.citations import parse_citations
 from verifiers.embed import Encoder
+from verifiers.engine import VerificationStream, Verifier
 from verifiers.harm import (
     HarmAssessment,
     HarmError,
@@ -29,6 +31,7 @@ from verifiers.harm import (
 )
 from verifiers.nli.bundled import BundledNLI
 from verifiers.nli.decide import Decision, Thresholds, decide
+from verifiers.nli.registry import create_backend
 from verifiers.risk import (
     VETSCORE_P,
     claims_risk,
@@ -37,6 +40,8 @@ from verifiers.risk import (
     support_of,
     vetscore,
 )
+from verifiers.segment import SentenceSpan, StreamSegmenter, segment
+from verifiers.windows import make_evidence
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -61,13 +66,21 @@ __all__ = [
     "ResponseReport",
     "RuleHarmScorer",
     "SentenceAnnotation",
+    "SentenceSpan",
+    "StreamSegmenter",
     "Thresholds",
     "Verdict",
+    "VerificationStream",
+    "Verifier",
     "claims_risk",
+    "create_backend",
     "decide",
     "get_harm_scorer",
+    "make_evidence",
+    "parse_citations",
     "response_risk",
     "score_harm",
+    "segment",
     "sentence_risk",
     "support_of",
     "to_json",
