@@ -3,8 +3,9 @@
 Recognised: ``[PMID:123]``, ``[PMID 123, 456]``, ``(PMID: 123)``, bare ``PMID 123``, ``[123]``
 and numbered references to the injected evidence list (``[1]``, ``[1, 3]``, ``[2-4]``). A bracketed
 number of up to three digits is a numbered reference (PMIDs are longer); anything else is read as
-a PMID. A citation is valid when it names evidence that was actually given; otherwise it is a
-fabricated reference (verdict ``invalid_citation``).
+a PMID. Client documents with non-numeric ids are cited by their id in brackets. A citation is
+valid when it names evidence that was actually given; otherwise it is a fabricated reference
+(verdict ``invalid_citation``).
 """
 
 from __future__ import annotations
@@ -46,8 +47,26 @@ def parse_citations(sentence: str, evidence_ids: Sequence[str]) -> tuple[Citatio
             for number in numbers:
                 pmid = _resolve(number, explicit, evidence_ids)
                 found.append(Citation(raw, pmid, start, match.end(), pmid in given))
+    found.extend(_named(sentence, [i for i in evidence_ids if not i.isdigit()], taken))
     found.sort(key=lambda c: c.start)
     return tuple(found)
+
+
+def _named(sentence: str, names: Sequence[str], taken: list[tuple[int, int]]) -> list[Citation]:
+    """Client documents may have non-numeric ids (``[PMID:biho913w]``, ``[doc-7]``): a bracket
+    holding exactly one of them cites it."""
+    if not names:
+        return []
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    pattern = re.compile(rf"\s?[\[(]\s*(?:PMID\s*:?\s*)?(?P<id>{alternatives})\s*[\])]", re.I)
+    found = []
+    for match in pattern.finditer(sentence):
+        if any(s < match.end() and match.start() < e for s, e in taken):
+            continue
+        raw = match.group(0).strip()
+        start = match.start() + match.group(0).index(raw[0])
+        found.append(Citation(raw, match.group("id"), start, match.end(), True))
+    return found
 
 
 def strip_citations(sentence: str, citations: Sequence[Citation]) -> str:

@@ -52,3 +52,9 @@ def test_offsets_point_at_the_marker() -> None:
 def test_strip_citations_leaves_the_claim() -> None:
     sentence = "It works [PMID:45638119] and is cheap (PMID: 1568684)."
     assert strip_citations(sentence, parse_citations(sentence, GIVEN)) == "It works and is cheap."
+
+
+def test_client_documents_with_non_numeric_ids() -> None:
+    given = ["45638119", "biho913w", "doc-7"]
+    found = parse_citations("As shown [PMID:biho913w] and [doc-7], not [other].", given)
+    assert [(c.pmid, c.valid) for c in found] == [("biho913w", True), ("doc-7", True)]

@@ -1,0 +1,72 @@
+"""``veriproxy check`` and the two verification eval commands, end to end on real fixtures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from proxy.cli import main
+from proxy.cli.eval_citations import Item, alter_number, render_answer
+from proxy.cli.eval_segmentation import gold_boundaries, ours
+from verifiers.schema import load_schema
+from verifiers.windows import make_evidence
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "verification"
+BUNDLED = Path(__file__).parents[2] / "verifiers" / "models" / "nli" / "nli_config.json"
+ANSWER = (
+    "Hello! ALDH1 expression is associated with poorer prognosis in breast cancer [PMID:45638119]. "
+    "The majority of COVID-19-positive patients (18%) were asymptomatic [PMID:biho913w]. "
+    "CDCA increased energy expenditure [PMID:12345678]."
+)
+
+needs_model = pytest.mark.skipif(not BUNDLED.exists(), reason="bundled NLI model not in the tree")
+
+
+@needs_model
+def test_check_json_report(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["check", ANSWER, "--evidence", str(FIXTURES / "evidence.jsonl"), "--json"])
+    assert code == 0
+    report = json.loads(capsys.readouterr().out)
+    jsonschema.validate(report, load_schema("response_report"))
+    verdicts = [s["verdict"] for s in report["sentences"]]
+    assert verdicts[0] == "not_checkworthy" and verdicts[3] == "invalid_citation"
+    assert verdicts[2] == "contradicted"  # 18% vs the abstract's 81%
+
+
+@needs_model
+def test_check_text_output_reads_answer_from_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answer_file = tmp_path / "answer.txt"
+    answer_file.write_text(ANSWER)
+    evidence_file = tmp_path / "evidence.json"
+    records = [json.loads(line) for line in (FIXTURES / "evidence.jsonl").read_text().splitlines()]
+    evidence_file.write_text(json.dumps({"evidence": records}))
+    assert main(["check", str(answer_file), "--evidence", str(evidence_file), "--no-color"]) == 0
+    out = capsys.readouterr().out
+    assert "[invalid_citation] CDCA increased energy expenditure [PMID:12345678]." in out
+    assert "! [PMID:12345678]: PMID 12345678 is not among the evidence" in out
+    assert "! numbers: 18% not in the evidence" in out
+    assert "\033[" not in out
+    assert "faithful=False" in out
+
+
+def test_segmentation_gold_boundaries_and_ours() -> None:
+    sentences = ["Doses were 2.5 mg/kg i.v. vs. placebo.", "Fig. 2 shows p < 0.05.", "End."]
+    text, gold = gold_boundaries(sentences)
+    assert gold == {len(sentences[0]) + 1, len(sentences[0]) + len(sentences[1]) + 2}
+    assert ours(text) == gold
+
+
+def test_citation_eval_alters_a_stated_number() -> None:
+    import random
+
+    abstract = "The majority of COVID-19-positive patients were asymptomatic (81%, 104 patients)."
+    altered = alter_number("Most patients (81%) had no symptoms.", abstract, random.Random(1))
+    assert altered is not None and "81%" not in altered
+    evidence = [make_evidence("1", "t", abstract)]
+    rendered = render_answer([Item("Most had no symptoms.", "1")], evidence, random.Random(2))
+    assert rendered.startswith("Most had no symptoms ") and rendered.endswith(".")
