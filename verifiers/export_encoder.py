@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import NDArray
 
 DEFAULT_OUT = Path(__file__).parent / "models" / "embed"
 DEFAULT_PARITY_DATA = Path("../shared/data/scifact/claims_dev.jsonl")
@@ -82,7 +83,7 @@ def _quantize(src: Path, dst: Path) -> None:
     quantize_dynamic(str(src), str(dst), weight_type=QuantType.QInt8, per_channel=True)
 
 
-def _torch_embeddings(model_dir: Path, texts: Sequence[str]) -> np.ndarray:
+def _torch_embeddings(model_dir: Path, texts: Sequence[str]) -> NDArray[np.float32]:
     import torch
     from transformers import AutoTokenizer
 
@@ -114,7 +115,9 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _write_card(out: Path, sentences: list[str], cos: np.ndarray, rank_agree: float) -> None:
+def _write_card(
+    out: Path, sentences: list[str], cos: NDArray[np.float32], rank_agree: float
+) -> None:
     onnx_path = out / "encoder.onnx"
     card = f"""# Sentence encoder: all-MiniLM-L6-v2, int8 ONNX
 
