@@ -141,26 +141,31 @@ def create_key(workdir: Path, config: Path) -> str:
 
 
 async def one_stream(client: httpx.AsyncClient, url: str, body: bytes, tally: Tally) -> None:
+    """One streaming request read to the end; an error event (a top-level ``error`` object)
+    or a stream without ``[DONE]`` counts as an error."""
     started = time.perf_counter()
     first: float | None = None
-    tail = b""
+    done = False
     try:
         async with client.stream("POST", url, content=body) as resp:
             if resp.status_code != 200:
                 await resp.aread()
                 tally.error(f"http_{resp.status_code}")
                 return
-            async for chunk in resp.aiter_bytes():
+            async for line in resp.aiter_lines():
                 if first is None:
                     first = time.perf_counter() - started
-                if b'"error"' in chunk:
+                if not line.startswith("data: "):
+                    continue
+                if line == "data: [DONE]":
+                    done = True
+                elif "error" in json.loads(line[6:]):
                     tally.error("error_event")
                     return
-                tail = (tail + chunk)[-64:]
     except httpx.HTTPError as exc:
         tally.error(type(exc).__name__)
         return
-    if b"[DONE]" not in tail or first is None:
+    if not done or first is None:
         tally.error("truncated")
         return
     tally.ttfb.append(first)
