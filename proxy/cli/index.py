@@ -34,6 +34,7 @@ def run(args: argparse.Namespace) -> int:
     from proxy.ingest import IngestError
     from proxy.retrieval.base import RetrievalError
     from proxy.retrieval.indexing import IndexSink, index_paths
+    from proxy.retrieval.sqlite_store import SqliteIndex
     from verifiers import Encoder
 
     logging.basicConfig(level=logging.INFO, format="%(message)s")
@@ -49,12 +50,12 @@ def run(args: argparse.Namespace) -> int:
             print(f"veriproxy index: {exc}")
             return 1
     else:
-        from proxy.retrieval.sqlite_store import SqliteIndex
-
         sink = SqliteIndex(args.db, encoder)
     try:
         with tqdm(unit="records", desc="index") as bar:
             stats = index_paths(args.paths, sink, batch_size=args.batch_size, on_records=bar.update)
+        if isinstance(sink, SqliteIndex) and stats.written + stats.deleted:
+            sink.optimize()  # merge FTS5 segments: faster queries after a bulk load
     except (IngestError, RetrievalError, ValueError) as exc:
         print(f"veriproxy index: {exc}")
         return 1
