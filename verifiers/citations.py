@@ -53,19 +53,23 @@ def parse_citations(sentence: str, evidence_ids: Sequence[str]) -> tuple[Citatio
 
 
 def _named(sentence: str, names: Sequence[str], taken: list[tuple[int, int]]) -> list[Citation]:
-    """Client documents may have non-numeric ids (``[PMID:biho913w]``, ``[doc-7]``): a bracket
-    holding exactly one of them cites it."""
-    if not names:
-        return []
+    """Client documents may have non-numeric ids: a bracket holding exactly one of them cites it
+    (``[doc-7]``), and ``[PMID:<any id>]`` cites whatever it names (valid only if given)."""
+    given = set(names)
     alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-    pattern = re.compile(rf"\s?[\[(]\s*(?:PMID\s*:?\s*)?(?P<id>{alternatives})\s*[\])]", re.I)
+    bare = rf"(?P<id>{alternatives})" if names else r"(?!)"
+    pattern = re.compile(
+        rf"\s?[\[(]\s*(?:PMID\s*:?\s*(?P<named>[\w.-]*[A-Za-z][\w.-]*)|{bare})\s*[\])]",
+        re.IGNORECASE,
+    )
     found = []
     for match in pattern.finditer(sentence):
         if any(s < match.end() and match.start() < e for s, e in taken):
             continue
         raw = match.group(0).strip()
         start = match.start() + match.group(0).index(raw[0])
-        found.append(Citation(raw, match.group("id"), start, match.end(), True))
+        name = match.group("named") or match.group("id")
+        found.append(Citation(raw, name, start, match.end(), name in given))
     return found
 
 

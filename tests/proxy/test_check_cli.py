@@ -70,3 +70,27 @@ def test_citation_eval_alters_a_stated_number() -> None:
     evidence = [make_evidence("1", "t", abstract)]
     rendered = render_answer([Item("Most had no symptoms.", "1")], evidence, random.Random(2))
     assert rendered.startswith("Most had no symptoms ") and rendered.endswith(".")
+
+
+@needs_model
+def test_check_pmids_from_a_local_index(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from proxy.ingest import Article, sentence_spans
+    from proxy.retrieval.sqlite_store import SqliteIndex
+    from verifiers.embed import Encoder
+
+    records = [json.loads(line) for line in (FIXTURES / "evidence.jsonl").read_text().splitlines()]
+    index = SqliteIndex(tmp_path / "index.sqlite", Encoder())
+    abstracts = {r["pmid"]: " ".join(r["sentences"]) for r in records if r["pmid"].isdigit()}
+    index.upsert([Article(p, "title", text, sentence_spans(text)) for p, text in abstracts.items()])
+    index.close()
+    argv = ["check", ANSWER, "--pmids", "45638119", "1568684", "31415926"]
+    assert main([*argv, "--index", str(tmp_path / "index.sqlite"), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "not in the index: 31415926" in captured.err
+    report = json.loads(captured.out)
+    cited = [c for s in report["sentences"] for c in s["citations"]]
+    assert {c["pmid"]: c["valid"] for c in cited} == {
+        "45638119": True,
+        "biho913w": False,
+        "12345678": False,
+    }

@@ -58,3 +58,8 @@ def test_client_documents_with_non_numeric_ids() -> None:
     given = ["45638119", "biho913w", "doc-7"]
     found = parse_citations("As shown [PMID:biho913w] and [doc-7], not [other].", given)
     assert [(c.pmid, c.valid) for c in found] == [("biho913w", True), ("doc-7", True)]
+
+
+def test_fabricated_non_numeric_ids_are_invalid() -> None:
+    found = parse_citations("Shown [PMID:abc12x] here.", GIVEN)
+    assert [(c.pmid, c.valid) for c in found] == [("abc12x", False)]
