@@ -10,13 +10,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import Any
 
 SCHEMA_VERSION = "1.0"
 
 
-class Verdict(str, Enum):
+class Verdict(StrEnum):
     """Sentence (and claim) verdicts, exactly as the annotation protocol lists them."""
 
     SUPPORTED = "supported"
@@ -28,7 +28,7 @@ class Verdict(str, Enum):
     NOT_CHECKWORTHY = "not_checkworthy"
 
 
-class NLILabel(str, Enum):
+class NLILabel(StrEnum):
     """Three-way NLI label of an (evidence window, claim) pair."""
 
     ENTAILMENT = "entailment"
@@ -36,7 +36,7 @@ class NLILabel(str, Enum):
     CONTRADICTION = "contradiction"
 
 
-class Action(str, Enum):
+class Action(StrEnum):
     """Policy actions, weakest first; the strongest that fires wins."""
 
     ANNOTATE = "annotate"
@@ -52,7 +52,7 @@ class Action(str, Enum):
 _ACTION_RANK = {Action.ANNOTATE: 0, Action.FLAG: 1, Action.REDACT: 2, Action.BLOCK: 3}
 
 
-class ReportStatus(str, Enum):
+class ReportStatus(StrEnum):
     """Response-level outcome. ``unverified`` is used when verification could not run and the
     policy failed open: the answer is delivered but never called verified."""
 
@@ -185,6 +185,7 @@ class ResponseReport:
     error: str | None = None  # why verification did not (fully) run, if it did not
     model_version: str = ""
     schema_version: str = SCHEMA_VERSION
+    notes: tuple[str, ...] = ()  # facts a reader needs that are not errors ("no evidence…")
 
 
 def to_json(obj: Any) -> Any:

@@ -28,6 +28,7 @@ from proxy.audit.record import ResponseContext
 from proxy.audit.recorder import ResponseRecorder
 from proxy.auth import PermissionDenied
 from proxy.errors import InvalidRequest, ProxyError
+from proxy.evidence import ERROR_KEY, EVIDENCE_KEY
 from proxy.extensions import RequestContext
 from proxy.metrics import Metrics
 from proxy.protocol import ChatRequest
@@ -40,7 +41,6 @@ from verifiers import Evidence
 from verifiers.engine import Verifier
 
 POLICY_KEY = "policy"
-EVIDENCE_KEY = "evidence"
 HEADERS_KEY = "response_headers"
 INCLUDE_EVIDENCE = "include_evidence"  # per-request option: the report carries the abstracts
 
@@ -144,6 +144,7 @@ class VerificationService:
             evidence,
             timeout=self._settings.timeout_seconds,
             on_error=lambda kind: self._metrics.verifier_errors.labels(kind).inc(),
+            notes=_evidence_notes(ctx, evidence),
         )
 
     def _record(self, outcome: Outcome, ctx: RequestContext, answer: str) -> None:
@@ -153,6 +154,15 @@ class VerificationService:
                 request_id=ctx.request_id, tenant=ctx.tenant, model=ctx.model, answer=answer
             ),
         )
+
+
+def _evidence_notes(ctx: RequestContext, evidence: tuple[Evidence, ...]) -> tuple[str, ...]:
+    """Say so when the answer was judged without evidence, and why (the policy decides what
+    that means: every check-worthy sentence is unsupported)."""
+    failure = ctx.attachments.get(ERROR_KEY)
+    if failure:
+        return (f"no evidence retrieved: {failure}",)
+    return () if evidence else ("no evidence retrieved",)
 
 
 def _answer_of(completion: dict[str, Any]) -> str | None:

@@ -47,6 +47,7 @@ class VerificationSession:
         *,
         timeout: float,
         on_error: ErrorHook = lambda kind: None,
+        notes: tuple[str, ...] = (),
     ) -> None:
         self.policy = policy
         self.evidence = tuple(evidence)
@@ -54,6 +55,7 @@ class VerificationSession:
         self._verifier = verifier
         self._stream = verifier.stream(self.evidence)
         self._timeout = timeout
+        self._notes = notes
         self._on_error = on_error
         self._sentences: list[SentenceAnnotation] = []
         self._started = time.perf_counter()
@@ -97,6 +99,7 @@ class VerificationSession:
         return decide_sentence(self.policy, sentence).message
 
     def _conclude(self, report: ResponseReport) -> Outcome:
+        report = replace(report, notes=(*report.notes, *self._notes))
         return Outcome(apply_policy(self.policy, report), decide_report(self.policy, report))
 
     def _decide(self, sentence: SentenceAnnotation) -> SentenceAnnotation:

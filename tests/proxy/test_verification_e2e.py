@@ -266,3 +266,15 @@ def test_verify_false_passes_through(verifying: RunningProxy, emulator: RunningE
         model="gpt-x", messages=QUESTION, extra_body={"veriproxy": {"verify": False}}
     )
     assert "verification" not in (completion.model_extra or {})
+
+
+def test_answer_without_evidence_says_so(
+    verifying: RunningProxy, emulator: RunningEmulator
+) -> None:
+    emulator.emulator.reply = "Ibuprofen before hip surgery increases perioperative blood loss."
+    completion = _client(verifying).chat.completions.create(model="gpt-x", messages=QUESTION)
+    report = (completion.model_extra or {})["verification"]
+    assert report["notes"] == ["no evidence retrieved"]
+    assert report["status"] == "verified" and report["error"] is None
+    assert [s["verdict"] for s in report["sentences"]] == ["uncited"]
+    assert report["faithful"] is False
