@@ -275,6 +275,6 @@ def test_answer_without_evidence_says_so(
     completion = _client(verifying).chat.completions.create(model="gpt-x", messages=QUESTION)
     report = (completion.model_extra or {})["verification"]
     assert report["notes"] == ["no evidence retrieved"]
-    assert report["status"] == "verified" and report["error"] is None
+    assert report["status"] == "flagged" and report["error"] is None  # risk 0 < 0.5
     assert [s["verdict"] for s in report["sentences"]] == ["uncited"]
     assert report["faithful"] is False
