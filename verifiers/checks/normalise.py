@@ -36,6 +36,7 @@ _TRANSLATE = str.maketrans(
 _LINE_BREAK_HYPHEN = re.compile(r"(?<=[a-z])-\s*\n\s*(?=[a-z])")
 _HYPHEN = re.compile(r"(?<=\w)-(?=\w)")
 _SPACE = re.compile(r"\s+")
+_SUFFIX = re.compile(r"(?:ing|ed|es|e|s)$")
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
 _STOPWORDS = frozenset(
     """
@@ -63,11 +64,13 @@ def tokens(text: str) -> list[str]:
 
 
 def content_tokens(text: str) -> set[str]:
-    """Tokens that carry content (stopwords dropped, a plural "s" stripped) for overlap scores."""
+    """Tokens that carry content (stopwords dropped, common suffixes stripped) for overlap."""
     return {_stem(t) for t in tokens(text) if t not in _STOPWORDS}
 
 
 def _stem(token: str) -> str:
-    if len(token) > 4 and token.endswith("s") and not token.endswith("ss"):
-        return token[:-1]
+    """A light suffix strip so "increase", "increased" and "increases" meet; enough for overlap
+    scores, never shown to anyone."""
+    if len(token) > 5 and token.isalpha():
+        return _SUFFIX.sub("", token)
     return token
