@@ -222,11 +222,9 @@ class Verifier:
         latency_ms: Mapping[str, float],
         started: float,
     ) -> ResponseReport:
-        """The response-level report: AND-join, counts, risk, evidence used."""
+        """The response-level report: AND-join, counts, risk, the evidence checked against."""
         counts = Counter({v.value: 0 for v in Verdict})
         counts.update(s.verdict.value for s in sentences)
-        used = {span.pmid for s in sentences for span in s.evidence}
-        used |= {c.pmid for s in sentences for c in s.citations if c.valid}
         latency = dict(latency_ms)
         latency["total"] = (time.perf_counter() - started) * 1000
         return ResponseReport(
@@ -235,10 +233,9 @@ class Verifier:
             faithful=all(_faithful(s) for s in sentences),
             counts=dict(counts),
             sentences=tuple(sentences),
+            # Everything the answer was checked against; sentences carry the deciding spans.
             evidence=tuple(
-                EvidenceRef(ev.pmid, ev.title, ev.score, ev.retriever)
-                for ev in evidence
-                if ev.pmid in used
+                EvidenceRef(ev.pmid, ev.title, ev.score, ev.retriever) for ev in evidence
             ),
             latency_ms={k: round(v, 2) for k, v in latency.items()},
             model_version=self.nli.version,

@@ -1,10 +1,10 @@
 """``POST /v1/verify``: verify an answer without calling an LLM.
 
 Body: ``{"answer": "...", "evidence": [{"pmid", "title", "abstract" | "sentences"}, ...]}`` or
-``{"answer": "...", "question": "..."}`` to retrieve the evidence first (needs a retriever on
-``app.state.retriever``). Response: the response-level report (``verifiers/schema/
-response_report.schema.json``) with the policy fields left at their defaults. The verifier is
-``app.state.verifier`` when the app was given one, else built once from
+``{"answer": "...", "question": "..."}`` to retrieve the evidence first with the configured
+retriever (``settings.retrieval``; the demo index by default). Response: the response-level
+report (``verifiers/schema/response_report.schema.json``) with the policy fields left at their
+defaults. The verifier is the chat pipeline's when verification is on, else built once from
 ``settings.verification.verifier``.
 """
 
@@ -22,6 +22,7 @@ from starlette.routing import Route
 
 from proxy.errors import InvalidRequest, ServiceUnavailable
 from proxy.protocol import read_body
+from proxy.retrieval.base import Retriever
 from verifiers import Evidence, to_json
 from verifiers.engine import Verifier
 from verifiers.windows import make_evidence
@@ -86,16 +87,34 @@ async def _evidence(request: Request, body: VerifyRequestModel) -> list[Evidence
             make_evidence(e.pmid, e.title, e.sentences or e.abstract, retriever="client")
             for e in body.evidence
         ]
-    retriever = getattr(request.app.state, "retriever", None)
+    retriever = await anyio.to_thread.run_sync(_retriever, request)
     if retriever is None:
-        raise ServiceUnavailable("no retriever is configured: send the evidence with the answer")
+        raise ServiceUnavailable("retrieval is disabled: send the evidence with the answer")
     found: list[Evidence] = await retriever.search(body.question, top_k=body.top_k)
     return found
+
+
+def _retriever(request: Request) -> Retriever | None:
+    """``app.state.retriever`` when set, else the configured one (the demo index by default),
+    built on first use; None when retrieval is disabled."""
+    state = request.app.state
+    with _lock:
+        retriever: Retriever | None = getattr(state, "retriever", None)
+        if retriever is None and state.settings.retrieval.enabled:
+            from proxy.evidence.factory import build_retriever
+
+            retriever = build_retriever(state.settings.retrieval)
+            state.retriever = retriever
+        return retriever
 
 
 def _verifier(request: Request) -> Verifier:
     """The app's verifier, built on first use (loading the models takes a moment)."""
     state = request.app.state
+    service = getattr(state, "verification", None)
+    if service is not None:
+        shared: Verifier = service.verifier  # the chat pipeline's, already loaded
+        return shared
     with _lock:
         verifier: Verifier | None = getattr(state, "verifier", None)
         if verifier is None:

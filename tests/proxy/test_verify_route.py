@@ -51,7 +51,9 @@ def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def verify_proxy(proxy_factory: Callable[..., RunningProxy], model_dir: Path) -> RunningProxy:
     verifier = {"nli": {"name": "hf", "model": str(model_dir), "threads": 1}}
-    return proxy_factory({"verification": {"verifier": verifier, "enabled": False}})
+    return proxy_factory(
+        {"verification": {"verifier": verifier, "enabled": False}, "retrieval": {"enabled": True}}
+    )
 
 
 def post(proxy: RunningProxy, body: Any) -> httpx.Response:
@@ -116,7 +118,23 @@ def test_broken_json_is_a_400(verify_proxy: RunningProxy) -> None:
     assert resp.status_code == 400 and "not valid JSON" in resp.json()["error"]["message"]
 
 
-def test_question_without_a_retriever_is_503(verify_proxy: RunningProxy) -> None:
-    resp = post(verify_proxy, {"answer": "Aspirin helps.", "question": "Does aspirin help?"})
+def test_question_retrieves_from_the_demo_index(verify_proxy: RunningProxy) -> None:
+    question = "Does ibuprofen increase perioperative blood loss during hip arthroplasty?"
+    body = {"answer": "Ibuprofen increases perioperative blood loss.", "question": question}
+    resp = post(verify_proxy, {**body, "top_k": 3})
+    assert resp.status_code == 200
+    [sentence] = resp.json()["sentences"]
+    assert sentence["verdict"] in {"uncited", "contradicted"}  # no citation: checked against all
+    assert 1 <= len(resp.json()["evidence"]) <= 3
+
+
+def test_question_with_retrieval_disabled_is_503(
+    proxy_factory: Callable[..., RunningProxy], model_dir: Path
+) -> None:
+    verifier = {"nli": {"name": "hf", "model": str(model_dir), "threads": 1}}
+    proxy = proxy_factory(
+        {"verification": {"verifier": verifier, "enabled": False}, "retrieval": {"enabled": False}}
+    )
+    resp = post(proxy, {"answer": "Aspirin helps.", "question": "Does aspirin help?"})
     assert resp.status_code == 503
     assert resp.json()["error"]["type"] == "service_unavailable"

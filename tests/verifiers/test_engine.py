@@ -79,7 +79,7 @@ def test_cited_sentences_only_use_the_cited_abstract(
     )
     [sentence] = report.sentences
     assert {span.pmid for span in sentence.evidence} == {"5sfojk7y"}
-    assert [r.pmid for r in report.evidence] == ["5sfojk7y"]
+    assert [r.pmid for r in report.evidence] == [e.pmid for e in evidence]
 
 
 def test_harm_and_risk_are_filled(entailing_verifier: Verifier, evidence: list[Evidence]) -> None:
