@@ -73,12 +73,12 @@ def tokenize(tokenizer: Tokenizer, pairs: Sequence[tuple[str, str]]) -> list[Enc
     """Encodes (premise, hypothesis) pairs; falls back to longest-first truncation when a claim
     alone exceeds the budget (``only_first`` cannot fit it)."""
     try:
-        return tokenizer.encode_batch(list(pairs))  # type: ignore[no-any-return]
+        return tokenizer.encode_batch(list(pairs))
     except Exception:  # tokenizers signals an unfit truncation with a bare Exception
         limit = tokenizer.truncation["max_length"] if tokenizer.truncation else 128
         tokenizer.enable_truncation(max_length=limit, strategy="longest_first")
         try:
-            return tokenizer.encode_batch(list(pairs))  # type: ignore[no-any-return]
+            return tokenizer.encode_batch(list(pairs))
         finally:
             tokenizer.enable_truncation(max_length=limit, strategy="only_first")
 
@@ -100,7 +100,10 @@ def pad(encodings: Sequence[Encoding]) -> dict[str, npt.NDArray[np.int64]]:
 
 class BundledNLI:
     """``NLIBackend`` over the shipped int8 ONNX model. Thread-safe for concurrent ``predict``
-    calls (ONNX Runtime sessions are); ``threads`` sets ``intra_op_num_threads``."""
+    calls (ONNX Runtime sessions are); ``threads`` sets ``intra_op_num_threads``.
+
+    ``model_file`` swaps the graph (a name in ``model_dir`` or an absolute path), e.g. the fp32
+    export for the parity check; ``providers`` picks ONNX Runtime execution providers."""
 
     name = "bundled"
 

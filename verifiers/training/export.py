@@ -35,7 +35,7 @@ def export_onnx(model: FactorizedNLI, path: Path) -> None:
     # The tracer warns about shape-dependent Python branches in transformers' masking code; they
     # are constant for an encoder with a full attention mask, and parity() measures the result.
     with torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter("ignore", torch.jit.TracerWarning)
+        warnings.simplefilter("ignore", torch.jit.TracerWarning)  # type: ignore[attr-defined]
         warnings.simplefilter("ignore", UserWarning)
         torch.onnx.export(
             model,

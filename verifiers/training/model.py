@@ -13,7 +13,7 @@ from torch import nn
 from transformers import AutoModel
 
 
-class FactorizedNLI(nn.Module):  # type: ignore[misc]
+class FactorizedNLI(nn.Module):
     def __init__(self, base_path: str, dropout: float = 0.1) -> None:
         super().__init__()
         self.encoder = AutoModel.from_pretrained(base_path)

@@ -128,7 +128,7 @@ def train(config: TrainConfig, rows: list[Example], tokenizer_path: Path) -> Fac
             value = loss(
                 model.logits(enc.input_ids, enc.attention_mask, enc.token_type_ids), labels
             )
-            value.backward()
+            value.backward()  # type: ignore[no-untyped-call]
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
             scheduler.step()
