@@ -144,6 +144,7 @@ bundled = pytest.mark.skipif(not BUNDLED.exists(), reason="bundled NLI model not
 # Known-bad model versions: the first export scores 4 of the 11 dataset claims right (it leans to
 # "contradiction" at ~0.6 whatever the pair). The mark names the version, so any newer model
 # runs these tests for real; a known-bad version that starts passing fails as XPASS (strict).
+MIN_CORRECT = 8
 _KNOWN_BAD = {"veriproxy-nli-minilm-e3270eec377f"}
 
 
@@ -168,7 +169,8 @@ def bundled_verifier() -> Verifier:
 def test_bundled_model_verdicts_on_dataset_claims(
     bundled_verifier: Verifier, evidence: list[Evidence], cases: list[dict[str, Any]]
 ) -> None:
-    """SciFact / Check-COVID dev claims cited against their own abstract."""
+    """SciFact / Check-COVID dev claims cited against their own abstract: at least
+    ``MIN_CORRECT`` of the 11 (a model that says one thing for everything gets at most 6)."""
     wrong = []
     for case in cases:
         answer = f"{case['claim'].rstrip('. ')} [PMID:{case['pmid']}]."
@@ -176,7 +178,7 @@ def test_bundled_model_verdicts_on_dataset_claims(
         [sentence] = report.sentences
         if sentence.verdict.value != case["expected"]:
             wrong.append((case["source"], case["expected"], sentence.verdict.value))
-    assert wrong == []
+    assert len(cases) - len(wrong) >= MIN_CORRECT, wrong
 
 
 @bundled
