@@ -87,10 +87,11 @@ async def _evidence(request: Request, body: VerifyRequestModel) -> list[Evidence
             make_evidence(e.pmid, e.title, e.sentences or e.abstract, retriever="client")
             for e in body.evidence
         ]
+    question = body.question or ""  # _parse guarantees one of evidence / question
     retriever = await anyio.to_thread.run_sync(_retriever, request)
     if retriever is None:
         raise ServiceUnavailable("retrieval is disabled: send the evidence with the answer")
-    found: list[Evidence] = await retriever.search(body.question, top_k=body.top_k)
+    found: list[Evidence] = await retriever.search(question, top_k=body.top_k)
     return found
 
 
