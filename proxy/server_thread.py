@@ -57,6 +57,7 @@ class ServerThread:
         deadline = time.monotonic() + STARTUP_TIMEOUT_S
         while not self.server.started:
             if not self._thread.is_alive() or time.monotonic() > deadline:
+                self.stop()  # closes the listening socket too
                 raise RuntimeError("server thread failed to start")
             time.sleep(0.01)
         return self
