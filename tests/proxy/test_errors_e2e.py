@@ -12,6 +12,13 @@ from proxy.server_thread import RunningEmulator, RunningProxy
 
 MESSAGES = [{"role": "user", "content": "hello"}]
 UPSTREAM_KEY = "sk-upstream-secret-abcdef123456"
+# One upstream attempt: these tests are about what a failure looks like, not about retries.
+NO_RETRY = {"retry": {"max_attempts": 1}}
+
+
+@pytest.fixture
+def proxy(proxy_factory) -> RunningProxy:
+    return proxy_factory(NO_RETRY)
 
 
 def post(proxy: RunningProxy, **kwargs: object) -> httpx.Response:
@@ -59,14 +66,14 @@ def test_non_object_body_is_400(proxy: RunningProxy) -> None:
 
 
 def test_body_over_limit_is_413(proxy_factory) -> None:
-    proxy = proxy_factory({"max_body_bytes": 200})
+    proxy = proxy_factory({**NO_RETRY, "max_body_bytes": 200})
     big = [{"role": "user", "content": "x" * 500}]
     error = assert_envelope(post(proxy, json={"model": "m", "messages": big}), 413)
     assert error["code"] == "request_too_large"
 
 
 def test_chunked_body_over_limit_is_413(proxy_factory) -> None:
-    proxy = proxy_factory({"max_body_bytes": 200})
+    proxy = proxy_factory({**NO_RETRY, "max_body_bytes": 200})
 
     def chunks():  # no content-length: the limit applies while reading
         yield b'{"model": "m", "messages": [{"role": "user", "content": "'
@@ -78,7 +85,11 @@ def test_chunked_body_over_limit_is_413(proxy_factory) -> None:
 
 def test_unknown_model_is_404_when_rejecting(proxy_factory, emulator: RunningEmulator) -> None:
     proxy = proxy_factory(
-        {"unknown_model": "reject", "models": {"known": {"base_url": emulator.base_url}}}
+        {
+            **NO_RETRY,
+            "unknown_model": "reject",
+            "models": {"known": {"base_url": emulator.base_url}},
+        }
     )
     client = openai.OpenAI(base_url=proxy.base_url, api_key="k", max_retries=0)
     with pytest.raises(openai.NotFoundError) as info:
@@ -120,6 +131,7 @@ def test_upstream_429_relays_retry_after(proxy: RunningProxy) -> None:
 def test_upstream_timeout_is_504(proxy_factory, emulator: RunningEmulator, stream: bool) -> None:
     proxy = proxy_factory(
         {
+            **NO_RETRY,
             "default_upstream": {"base_url": emulator.base_url},
             "timeouts": {"read": 0.2},
         }
@@ -133,7 +145,9 @@ def test_unreachable_upstream_is_502(proxy_factory) -> None:
     with socket.socket() as sock:  # a port nobody listens on once closed
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    proxy = proxy_factory({"default_upstream": {"base_url": f"http://127.0.0.1:{port}/v1"}})
+    proxy = proxy_factory(
+        {**NO_RETRY, "default_upstream": {"base_url": f"http://127.0.0.1:{port}/v1"}}
+    )
     for stream in (False, True):
         body = {"model": "m", "messages": MESSAGES, "stream": stream}
         error = assert_envelope(post(proxy, json=body), 502)
@@ -156,7 +170,7 @@ def test_upstream_key_never_reaches_response_or_metrics(
     proxy_factory, emulator: RunningEmulator
 ) -> None:
     proxy = proxy_factory(
-        {"default_upstream": {"base_url": emulator.base_url, "api_key": UPSTREAM_KEY}}
+        {**NO_RETRY, "default_upstream": {"base_url": emulator.base_url, "api_key": UPSTREAM_KEY}}
     )
     for stream in (False, True):
         body = {"model": "emu-error-401", "messages": MESSAGES, "stream": stream}
