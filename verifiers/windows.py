@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+import warnings
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -92,6 +93,58 @@ def build_windows(evidence: Evidence, max_sentences: int = 3) -> list[Window]:
     return windows
 
 
+class Abbreviations:
+    """Short forms an abstract defines ("chenodeoxycholic acid (CDCA)"), found with scispaCy's
+    rule-based abbreviation detector, so that overlap counts "CDCA" and "chenodeoxycholic acid"
+    as the same words. Results are cached per abstract."""
+
+    def __init__(self) -> None:
+        self._nlp: Any = None
+        self._cache: OrderedDict[tuple[str, int], dict[str, frozenset[str]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def of(self, evidence: Evidence) -> dict[str, frozenset[str]]:
+        """Short-form token → the content tokens of its long form."""
+        key = (evidence.pmid, hash(evidence.abstract))
+        with self._lock:
+            if key not in self._cache:
+                self._cache[key] = self._detect(f"{evidence.title}. {evidence.abstract}")
+                while len(self._cache) > _CACHE_SIZE:
+                    self._cache.popitem(last=False)
+            self._cache.move_to_end(key)
+            return self._cache[key]
+
+    @staticmethod
+    def expand(tokens: set[str], forms: dict[str, frozenset[str]]) -> set[str]:
+        """``tokens`` plus the long form of every short form in it, and the short form of every
+        long form it contains in full."""
+        expanded = set(tokens)
+        for short, long in forms.items():
+            if short in tokens:
+                expanded |= long
+            elif long and long <= tokens:
+                expanded.add(short)
+        return expanded
+
+    def _detect(self, text: str) -> dict[str, frozenset[str]]:
+        if self._nlp is None:
+            import scispacy.abbreviation  # noqa: F401 (registers the pipeline factory)
+            import spacy
+
+            self._nlp = spacy.blank("en")
+            self._nlp.add_pipe("abbreviation_detector")
+        with warnings.catch_warnings():
+            # W036: scispaCy's second-pass matcher is empty when nothing was defined.
+            warnings.filterwarnings("ignore", message=r"\[W036\]", category=UserWarning)
+            doc = self._nlp(text)
+        forms: dict[str, frozenset[str]] = {}
+        for abbreviation in doc._.abbreviations:
+            short = content_tokens(abbreviation.text)
+            if len(short) == 1:
+                forms[next(iter(short))] = frozenset(content_tokens(abbreviation._.long_form.text))
+        return forms
+
+
 class WindowSelector:
     """Picks, for each claim, the best ``per_abstract`` windows of each candidate abstract (at
     most ``max_windows`` in all)."""
@@ -103,8 +156,10 @@ class WindowSelector:
         per_abstract: int = 2,
         max_windows: int = 6,
         max_sentences: int = 3,
+        abbreviations: bool = True,
     ) -> None:
         self._encoder = encoder
+        self._abbreviations = Abbreviations() if abbreviations else None
         self.per_abstract = per_abstract
         self.max_windows = max_windows
         self.max_sentences = max_sentences
@@ -116,8 +171,12 @@ class WindowSelector:
     ) -> list[list[Window]]:
         """``candidates[i]`` is the evidence claim ``i`` may be checked against."""
         records = {ev.pmid: ev for group in candidates for ev in group}
+        forms = {pmid: self._forms(ev) for pmid, ev in records.items()}
         windows = {
-            pmid: [(w, content_tokens(w.text)) for w in build_windows(ev, self.max_sentences)]
+            pmid: [
+                (w, Abbreviations.expand(content_tokens(w.text), forms[pmid]))
+                for w in build_windows(ev, self.max_sentences)
+            ]
             for pmid, ev in records.items()
         }
         claim_vectors = self._claim_vectors(claims)
@@ -127,11 +186,12 @@ class WindowSelector:
             claim_tokens = content_tokens(claim)
             scored: list[Window] = []
             for ev in group:
+                expanded = Abbreviations.expand(claim_tokens, forms[ev.pmid])
                 vectors = sentence_vectors[ev.pmid]
                 vector = None if claim_vectors is None else claim_vectors[index]
                 ranked = sorted(
                     (
-                        _scored(w, tokens, claim_tokens, vector, vectors)
+                        _scored(w, tokens, expanded, vector, vectors)
                         for w, tokens in windows[ev.pmid]
                     ),
                     key=lambda w: (-w.score, w.last - w.first),
@@ -140,6 +200,9 @@ class WindowSelector:
             scored.sort(key=lambda w: -w.score)
             chosen.append(scored[: self.max_windows])
         return chosen
+
+    def _forms(self, evidence: Evidence) -> dict[str, frozenset[str]]:
+        return {} if self._abbreviations is None else self._abbreviations.of(evidence)
 
     def _claim_vectors(self, claims: Sequence[str]) -> NDArray[np.float32] | None:
         if self._encoder is None or not claims:
