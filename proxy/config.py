@@ -39,15 +39,15 @@ from proxy.limits import Limits
 from proxy.metrics import MetricsSettings
 from proxy.retry import RetryPolicy
 from proxy.state import RedisSettings
+from proxy.state._redis import DEFAULT_PREFIX, DEFAULT_RETRY_AFTER, DEFAULT_SOCKET_TIMEOUT
+from proxy.state.ratelimit import DEFAULT_WINDOW_SECONDS, RateLimitSettings
+from proxy.state.ratelimit import Limits as RateLimits
 from proxy.verification._settings import (
     DEFAULT_POLICY,
     DEFAULT_RELOAD_SECONDS,
     DEFAULT_TIMEOUT_SECONDS,
     VerificationSettings,
 )
-from proxy.state._redis import DEFAULT_PREFIX, DEFAULT_RETRY_AFTER, DEFAULT_SOCKET_TIMEOUT
-from proxy.state.ratelimit import DEFAULT_WINDOW_SECONDS, RateLimitSettings
-from proxy.state.ratelimit import Limits as RateLimits
 
 ENV_PREFIX = "VERIPROXY_"
 CONFIG_ENV = "VERIPROXY_CONFIG"
