@@ -6,6 +6,7 @@ embedding reuse across runs), as a proxy request with new evidence would see it.
 
     python bench/verify.py                     # bundled NLI model, 2 threads
     python bench/verify.py --embed             # add the embedding rerank of windows
+    python bench/verify.py --no-abbreviations  # without scispaCy's abbreviation detector
     python bench/verify.py --nli hf --nli-model PATH
 """
 
@@ -37,6 +38,7 @@ def main() -> int:
     parser.add_argument("--nli", default="bundled")
     parser.add_argument("--nli-model")
     parser.add_argument("--embed", action="store_true", help="embedding rerank of windows too")
+    parser.add_argument("--no-abbreviations", action="store_true", help="skip scispaCy's detector")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
 
@@ -45,6 +47,8 @@ def main() -> int:
         options["model"] = args.nli_model
     nli = create_backend(args.nli, **options)
     encoder = Encoder(threads=args.threads) if args.embed else None
+    sizes = getattr(getattr(nli, "config", None), "window_sizes", None)
+    max_sentences = max(sizes) if sizes else 3  # as Verifier.from_config sizes them
     pairs, docs = load_supported(args.data_dir)
     rng = random.Random(args.seed)
     ids = sorted(docs)
@@ -56,7 +60,10 @@ def main() -> int:
         others = [d for d in rng.sample(ids, ABSTRACTS + len(cited)) if d not in cited]
         evidence = [docs[d] for d in (cited + others)[:ABSTRACTS]]
         answer = " ".join(f"{c.rstrip('. ')} [PMID:{p}]." for c, p in chosen)
-        verifier = Verifier(nli, selector=WindowSelector(encoder))
+        selector = WindowSelector(
+            encoder, max_sentences=max_sentences, abbreviations=not args.no_abbreviations
+        )
+        verifier = Verifier(nli, selector=selector)
         started = time.perf_counter()
         report = verifier.verify(answer, evidence)
         elapsed = (time.perf_counter() - started) * 1000
@@ -70,7 +77,10 @@ def main() -> int:
     totals.sort()
     p50 = statistics.median(totals)
     p99 = totals[min(len(totals) - 1, round(0.99 * (len(totals) - 1)))]
-    print(f"backend {nli.version}, threads {args.threads}, embed prefilter {encoder is not None}")
+    print(
+        f"backend {nli.version}, threads {args.threads}, embed prefilter {encoder is not None}, "
+        f"abbreviations {not args.no_abbreviations}"
+    )
     print(f"{SENTENCES}-sentence answer vs {ABSTRACTS} abstracts, {args.runs} runs")
     print(f"latency p50 {p50:.0f} ms  p99 {p99:.0f} ms  mean {statistics.mean(totals):.0f} ms")
     print(f"throughput {SENTENCES * 1000 / statistics.mean(totals):.1f} sentences/s (one stream)")
