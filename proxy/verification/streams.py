@@ -108,6 +108,7 @@ async def gate_stream(
             gate.extend(delta)
             for sentence in await session.feed(delta):
                 if _enforced(session, sentence) is Action.BLOCK:
+                    yield sentence_chunk(template, sentence)  # its verdict, never its text
                     outcome = session.stop()
                     for out in _blocked(template, outcome, gate.separator()):
                         yield out
@@ -116,6 +117,8 @@ async def gate_stream(
                     yield out
         rest_sentences, outcome = await session.finish()
         if outcome.decision.enforced_action is Action.BLOCK:
+            for sentence in rest_sentences:
+                yield sentence_chunk(template, sentence)
             for out in _blocked(template, outcome, gate.separator()):
                 yield out
             return

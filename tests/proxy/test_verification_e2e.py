@@ -34,8 +34,20 @@ WRONG_DOSE = (
 FABRICATED = "Ibuprofen also halves the rate of wound infection [PMID:31415926]."
 
 
+_CLIENTS: list[openai.OpenAI] = []
+
+
 def _client(proxy: RunningProxy) -> openai.OpenAI:
-    return openai.OpenAI(base_url=proxy.base_url, api_key="sk-test-client", max_retries=0)
+    client = openai.OpenAI(base_url=proxy.base_url, api_key="sk-test-client", max_retries=0)
+    _CLIENTS.append(client)
+    return client
+
+
+@pytest.fixture(autouse=True)
+def _close_clients() -> Iterator[None]:
+    yield
+    while _CLIENTS:
+        _CLIENTS.pop().close()
 
 
 def _options(policy: str | None = None) -> dict[str, Any]:
@@ -77,7 +89,7 @@ def _annotations(chunks: list[Any], kind: str) -> list[dict[str, Any]]:
 
 def _audit(proxy: RunningProxy) -> list[dict[str, Any]]:
     path = Path(proxy.settings.audit.jsonl or "")
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    return [json.loads(line)["record"] for line in path.read_text().splitlines()]
 
 
 def test_supported_answer_passes_clean(verifying: RunningProxy, emulator: RunningEmulator) -> None:
@@ -121,7 +133,11 @@ def test_streamed_annotations_keep_naive_loops_working(
     assert text == f"{SUPPORTED} {FABRICATED}"  # annotate mode streams the answer untouched
     kinds = [c["verification"]["type"] for c in chunks if "verification" in c]
     assert kinds == ["sentence", "sentence", "report"]
-    verdicts = [c["verification"]["verdict"] for c in chunks if "verification" in c][:2]
+    verdicts = [
+        c["verification"]["verdict"]
+        for c in chunks
+        if c.get("verification", {}).get("type") == "sentence"
+    ]
     assert verdicts == ["supported", "invalid_citation"]
     # Every annotation is the published schema's object plus the envelope's "type".
     for chunk in chunks:
