@@ -67,7 +67,7 @@ def replica(config: dict[str, object], tmp: Path, name: str) -> Iterator[str]:
 
 
 def ask(url: str, policy: str | None = None) -> httpx.Response:
-    options: dict[str, object] = {"documents": ["Aspirin inhibits platelet aggregation."]}
+    options: dict[str, object] = {"documents": [{"text": "Aspirin inhibits platelet aggregation."}]}
     if policy is not None:
         options["policy"] = policy
     return httpx.post(
@@ -111,7 +111,9 @@ def test_two_replicas_share_limits_policies_and_audit(
             b = stack.enter_context(replica(config(3600), tmp_path, "b"))
 
             # Policies: B learns of a file that only A's poll noticed, through a Redis notice.
-            statuses = [ask(b, "team").status_code, ask(b, "late").status_code]
+            first = ask(b, "team")
+            assert first.status_code == 200, first.text
+            statuses = [first.status_code, ask(b, "late").status_code]
             assert statuses == [200, 400]
             (policies / "late.yaml").write_text(POLICY.format(name="late"))
             deadline = time.monotonic() + 15
