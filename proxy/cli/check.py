@@ -47,13 +47,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from verifiers.engine import Verifier
+    from verifiers.nli._base import NLIError
 
     answer = read_answer(args.answer)
     evidence = load_evidence(args.evidence) if args.evidence else lookup_pmids(args)
     nli: dict[str, Any] = {"name": args.nli}
     if args.nli_model:
         nli["model"] = args.nli_model
-    verifier = Verifier.from_config({"nli": nli, "windows": {"embed": args.embed}})
+    try:
+        verifier = Verifier.from_config({"nli": nli, "windows": {"embed": args.embed}})
+    except NLIError as exc:
+        print(f"veriproxy check: cannot load the NLI backend: {exc}", file=sys.stderr)
+        return 2
     report = verifier.verify(answer, evidence)
     if args.json:
         print(json.dumps(to_json(report), indent=2, ensure_ascii=False))

@@ -94,3 +94,11 @@ def test_check_pmids_from_a_local_index(tmp_path: Path, capsys: pytest.CaptureFi
         "biho913w": False,
         "12345678": False,
     }
+
+
+def test_check_reports_an_unloadable_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["check", ANSWER, "--evidence", str(FIXTURES / "evidence.jsonl"), "--nli", "hf"]
+    assert main([*argv, "--nli-model", str(tmp_path / "absent")]) == 2
+    assert "cannot load the NLI backend" in capsys.readouterr().err

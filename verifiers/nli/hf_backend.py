@@ -70,7 +70,7 @@ class HFNLI:
         try:
             self._tokenizer = AutoTokenizer.from_pretrained(str(model))
             self._model = AutoModelForSequenceClassification.from_pretrained(str(model))
-        except OSError as exc:
+        except (OSError, ValueError) as exc:
             raise NLIError(f"cannot load Hugging Face model {model}: {exc}") from exc
         self._model.to(device).eval()
         self._order = label_order(self._model.config.id2label)
