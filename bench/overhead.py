@@ -195,8 +195,10 @@ async def measure_all(targets: list[Target], args: argparse.Namespace) -> list[l
     return rows
 
 
-def print_table(rows: list[list[str]]) -> None:
-    header = ["scenario", "target", "p50 ms", "p99 ms", "overhead p50/p99 ms", "cpu ms/req", "n"]
+HEADER = ["scenario", "target", "p50 ms", "p99 ms", "overhead p50/p99 ms", "cpu ms/req", "n"]
+
+
+def print_table(rows: list[list[str]], header: list[str] = HEADER) -> None:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for row in [header, ["-" * w for w in widths], *rows]:
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)))
