@@ -1,0 +1,210 @@
+"""The playground in headless Chromium against the demo stack: the page loads, an answer
+streams in, sentences take their verdict's colour, the popover shows the evidence (PMID link
+and the deciding span highlighted in its abstract), and a blocked answer shows its message.
+Screenshots go to tests/artifacts/."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import time
+from typing import Any
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+from policies import PolicyStore
+from proxy.cli.demo import DEMO_MODEL, RecordedAnswer, load_recorded
+from proxy.data import DEMO_INDEX
+from proxy.server_thread import RunningProxy
+from tests.ui.conftest import ARTIFACTS
+
+IBUPROFEN, ETORICOXIB, AMOXAPINE, _ = load_recorded()
+# style.css, light scheme: the background of each verdict.
+BACKGROUNDS = {
+    "supported": "rgba(215, 245, 221, 1)",
+    "partially_supported": "rgba(255, 227, 194, 1)",
+    "unsupported": "rgba(255, 243, 176, 1)",
+    "contradicted": "rgba(255, 214, 214, 1)",
+    "invalid_citation": "rgba(243, 217, 255, 1)",
+    "uncited": "rgba(230, 232, 235, 1)",
+}
+STREAM_TIMEOUT_S = 120
+PHONE_WIDTH = 390  # CSS pixels of a common phone
+
+
+def _abstract(pmid: str) -> str:
+    with sqlite3.connect(f"file:{DEMO_INDEX}?mode=ro", uri=True) as db:
+        (text,) = db.execute("SELECT abstract FROM docs WHERE pmid = ?", (pmid,)).fetchone()
+    return str(text)
+
+
+def _open(browser: Any, proxy: RunningProxy) -> None:
+    browser.get(f"{proxy.url}/ui")
+    WebDriverWait(browser, 10).until(
+        lambda d: len(d.find_elements(By.CSS_SELECTOR, "#policy option")) > 1
+    )
+
+
+def _ask(browser: Any, item: RecordedAnswer, policy: str = "") -> list[str]:
+    """Asks, and returns the answer texts seen while the stream was still running."""
+    Select(browser.find_element(By.ID, "policy")).select_by_value(policy)
+    question = browser.find_element(By.ID, "question")
+    question.clear()
+    question.send_keys(item.question)
+    question.send_keys(Keys.CONTROL, Keys.ENTER)
+    partial: list[str] = []
+    deadline = time.monotonic() + STREAM_TIMEOUT_S
+    while not browser.find_element(By.TAG_NAME, "body").get_attribute("data-done"):
+        assert time.monotonic() < deadline, "the answer did not finish streaming"
+        partial.append(browser.find_element(By.ID, "answer").text)
+        time.sleep(0.05)
+    return partial
+
+
+def _sentences(browser: Any) -> list[Any]:
+    return browser.find_elements(By.CSS_SELECTOR, "#answer .sent")
+
+
+def _shot(browser: Any, name: str) -> None:
+    browser.save_screenshot(str(ARTIFACTS / f"playground-{name}.png"))
+
+
+def test_page_loads_with_models_and_policies(browser: Any, demo_proxy: RunningProxy) -> None:
+    _open(browser, demo_proxy)
+    assert browser.title == "veriproxy playground"
+    assert browser.find_element(By.ID, "model").get_attribute("value") == DEMO_MODEL
+    options = browser.find_elements(By.CSS_SELECTOR, "#policy option")
+    assert [o.get_attribute("value") for o in options[1:]] == list(PolicyStore().names())
+    assert browser.find_element(By.ID, "state").text == ""  # no error loading the lists
+
+
+def test_answer_streams_and_sentences_take_their_colours(
+    browser: Any, demo_proxy: RunningProxy
+) -> None:
+    _open(browser, demo_proxy)
+    partial = _ask(browser, IBUPROFEN)
+    # Seen while streaming: some text, but not yet the whole answer.
+    assert any(text and text != IBUPROFEN.answer for text in partial)
+    assert browser.find_element(By.ID, "answer").text == IBUPROFEN.answer
+    sentences = _sentences(browser)
+    verdicts = [s.get_attribute("data-verdict") for s in sentences]
+    assert len(verdicts) == 3
+    assert verdicts[0] == "supported"
+    assert verdicts[2] == "contradicted"  # bupivacaine 200 mg; the abstract says 20mg
+    for sentence, verdict in zip(sentences, verdicts, strict=True):
+        assert sentence.value_of_css_property("background-color") == BACKGROUNDS[verdict]
+    assert browser.find_element(By.CSS_SELECTOR, "#status .badge").text == "flagged"
+    listed = browser.find_elements(By.CSS_SELECTOR, "#abstracts li")
+    assert IBUPROFEN.pmid in [li.get_attribute("data-pmid") for li in listed]
+    _shot(browser, "streamed")
+
+
+def test_popover_shows_pmid_link_and_highlighted_span(
+    browser: Any, demo_proxy: RunningProxy
+) -> None:
+    _open(browser, demo_proxy)
+    _ask(browser, IBUPROFEN)
+    sentences = _sentences(browser)
+    sentences[2].click()  # the contradicted dose: its failed check and harm
+    detail = browser.find_element(By.ID, "detail")
+    assert detail.is_displayed()
+    assert "numbers: 200 mg not in the evidence" in detail.text and "harm 5/5" in detail.text
+    sentences[0].click()  # supported: the span that decided it
+    evidence = detail.find_elements(By.CSS_SELECTOR, ".evidence")
+    assert evidence, "a supported sentence names the span that decided it"
+    box = evidence[0]
+    assert box.get_attribute("data-pmid") == IBUPROFEN.pmid
+    link = box.find_element(By.TAG_NAME, "a")
+    assert link.get_attribute("href") == f"https://pubmed.ncbi.nlm.nih.gov/{IBUPROFEN.pmid}/"
+    # The whole abstract, with the deciding span marked at its place.
+    paragraph = box.find_element(By.CSS_SELECTOR, "p.abstract")
+    mark = paragraph.find_element(By.TAG_NAME, "mark")
+    abstract = _abstract(IBUPROFEN.pmid)
+    assert paragraph.get_attribute("textContent") == abstract
+    start, end = map(int, re.findall(r"characters (\d+)\u2013(\d+)", box.text)[0])
+    assert mark.get_attribute("textContent") == abstract[start:end]
+    before = browser.execute_script("return arguments[0].firstChild.textContent", paragraph)
+    assert before == abstract[:start]
+    _shot(browser, "popover")
+    # Keyboard: Escape closes and gives focus back; focusing a sentence opens it again.
+    browser.switch_to.active_element.send_keys(Keys.ESCAPE)
+    assert not detail.is_displayed()
+    second = _sentences(browser)[1]
+    browser.execute_script("arguments[0].focus()", second)
+    assert detail.is_displayed()
+    # Enter pins it and moves focus into it; Tab reaches the PubMed link.
+    browser.switch_to.active_element.send_keys(Keys.ENTER)
+    assert browser.switch_to.active_element.get_attribute("id") == "detail-close"
+    browser.switch_to.active_element.send_keys(Keys.TAB)
+    assert browser.switch_to.active_element.get_attribute("href").startswith("https://pubmed")
+    browser.switch_to.active_element.send_keys(Keys.ESCAPE)
+    assert not detail.is_displayed()
+    assert browser.switch_to.active_element.get_attribute("data-index") == "1"
+
+
+def test_fabricated_pmid_and_uncited_sentence(browser: Any, demo_proxy: RunningProxy) -> None:
+    _open(browser, demo_proxy)
+    _ask(browser, AMOXAPINE)
+    fabricated = _sentences(browser)[-1]
+    assert fabricated.get_attribute("data-verdict") == "invalid_citation"
+    fabricated.click()
+    assert "PMID 31415926 — not among the retrieved evidence" in (
+        browser.find_element(By.ID, "detail").text
+    )
+    browser.switch_to.active_element.send_keys(Keys.ESCAPE)
+    _ask(browser, ETORICOXIB)
+    uncited = _sentences(browser)[-1]
+    assert uncited.get_attribute("data-verdict") == "uncited"
+    assert uncited.value_of_css_property("background-color") == BACKGROUNDS["uncited"]
+
+
+def test_blocked_answer_shows_its_message(browser: Any, demo_proxy: RunningProxy) -> None:
+    _open(browser, demo_proxy)
+    _ask(browser, IBUPROFEN, policy="clinical-strict")
+    message = PolicyStore().get("clinical-strict").messages.block
+    shown = browser.find_element(By.CSS_SELECTOR, ".blocked-message")
+    assert shown.text == " ".join(message.split())
+    assert shown.get_attribute("role") == "alert"
+    blocked = browser.find_element(By.CSS_SELECTOR, '.sent[data-action="block"]')
+    assert blocked.find_element(By.CSS_SELECTOR, ".label").text.lower() == "blocked"
+    assert "line-through" in blocked.find_element(By.CSS_SELECTOR, ".text").value_of_css_property(
+        "text-decoration-line"
+    )
+    assert browser.find_element(By.CSS_SELECTOR, "#status .badge").text == "blocked"
+    _shot(browser, "blocked")
+
+
+def test_phone_width_shows_the_evidence_as_a_bottom_sheet(
+    browser: Any, demo_proxy: RunningProxy
+) -> None:
+    browser.set_window_size(PHONE_WIDTH, 844)
+    try:
+        _open(browser, demo_proxy)
+        _ask(browser, AMOXAPINE)
+        _sentences(browser)[0].click()
+        detail = browser.find_element(By.ID, "detail")
+        assert detail.value_of_css_property("position") == "fixed"
+        page_width = browser.execute_script("return document.documentElement.scrollWidth")
+        assert page_width <= browser.execute_script("return window.innerWidth")
+        _shot(browser, "phone")
+    finally:
+        browser.set_window_size(1280, 900)
+
+
+def test_dark_scheme_repaints_the_verdicts(browser: Any, demo_proxy: RunningProxy) -> None:
+    def colours() -> tuple[str, str]:
+        body = browser.find_element(By.TAG_NAME, "body").value_of_css_property("background-color")
+        legend = browser.find_element(By.CSS_SELECTOR, '#legend .sent[data-verdict="supported"]')
+        return body, legend.value_of_css_property("background-color")
+
+    _open(browser, demo_proxy)
+    assert colours() == ("rgba(255, 255, 255, 1)", BACKGROUNDS["supported"])
+    scheme = {"features": [{"name": "prefers-color-scheme", "value": "dark"}]}
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", scheme)
+    try:
+        _open(browser, demo_proxy)
+        assert colours() == ("rgba(13, 17, 23, 1)", "rgba(18, 54, 31, 1)")  # style.css, dark
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})

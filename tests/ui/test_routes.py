@@ -1,0 +1,124 @@
+"""The playground's HTTP side, without a browser: ``GET /ui`` (public, locked down by its
+Content-Security-Policy), ``GET /v1/policies`` (behind the key) and the ``include_evidence``
+option that makes the report carry the injected abstracts."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from policies import PolicyStore
+from proxy.auth import FileKeyStore, new_key
+from proxy.cli.demo import DEMO_MODEL, load_recorded
+from proxy.server_thread import RunningProxy
+from tests.conftest import ProxyFactory
+
+IBUPROFEN = load_recorded()[0]
+
+
+def _csp_sources(csp: str, directive: str) -> list[str]:
+    for part in csp.split(";"):
+        name, *values = part.split()
+        if name == directive:
+            return values
+    return []
+
+
+def _sha256(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+def test_page_is_public_and_allows_only_its_own_inline_code(
+    proxy_factory: ProxyFactory, tmp_path: Path
+) -> None:
+    store = tmp_path / "keys.json"
+    key, record = new_key("acme")
+    asyncio.run(FileKeyStore(store).put(record))
+    proxy = proxy_factory({"auth": {"store": str(store)}})
+    page = httpx.get(f"{proxy.url}/ui")
+    assert page.status_code == 200
+    assert page.headers["content-type"].startswith("text/html")
+    (script,) = re.findall(r"<script>(.*?)</script>", page.text, flags=re.S)
+    (style,) = re.findall(r"<style>(.*?)</style>", page.text, flags=re.S)
+    csp = page.headers["content-security-policy"]
+    assert _csp_sources(csp, "script-src") == [_sha256(script)]
+    assert _csp_sources(csp, "style-src") == [_sha256(style)]
+    # The typed key can only ever go back to this origin.
+    assert _csp_sources(csp, "connect-src") == ["'self'"]
+    assert _csp_sources(csp, "default-src") == ["'none'"]
+    assert "/v1/chat/completions" in script and "$" not in page.text.split("<script>")[0]
+    # The API next to it still wants the key.
+    assert httpx.get(f"{proxy.base_url}/policies").status_code == 401
+    listed = httpx.get(f"{proxy.base_url}/policies", headers={"authorization": f"Bearer {key}"})
+    assert listed.status_code == 200
+
+
+def test_policies_lists_the_presets(demo_proxy: RunningProxy) -> None:
+    body = httpx.get(f"{demo_proxy.base_url}/policies").json()
+    names = [p["id"] for p in body["data"]]
+    assert names == list(PolicyStore().names())
+    assert {"default", "clinical-strict", "research", "veterinary", "audit-only"} <= set(names)
+    modes = {p["id"]: p["stream_mode"] for p in body["data"]}
+    assert modes["clinical-strict"] == "gate" and modes["default"] == "annotate"
+    assert body["default"] == "default"
+
+
+def test_policies_empty_when_verification_is_off(proxy: RunningProxy) -> None:
+    body = httpx.get(f"{proxy.base_url}/policies").json()
+    assert body == {"object": "list", "data": [], "default": None}
+
+
+def _request(stream: bool, include_evidence: bool) -> dict[str, Any]:
+    options = {"include_evidence": True} if include_evidence else {}
+    return {
+        "model": DEMO_MODEL,
+        "stream": stream,
+        "messages": [{"role": "user", "content": IBUPROFEN.question}],
+        "veriproxy": options,
+    }
+
+
+def _streamed_report(proxy: RunningProxy, include_evidence: bool) -> dict[str, Any]:
+    body = _request(True, include_evidence)
+    with httpx.stream("POST", f"{proxy.base_url}/chat/completions", json=body, timeout=120) as r:
+        events = [line[6:] for line in r.iter_lines() if line.startswith("data: ")]
+    assert events[-1] == "[DONE]"
+    reports = [
+        json.loads(e)["verification"]
+        for e in events[:-1]
+        if json.loads(e).get("verification", {}).get("type") == "report"
+    ]
+    assert len(reports) == 1
+    return reports[0]
+
+
+def _check_documents(report: dict[str, Any]) -> None:
+    documents = {d["pmid"]: d for d in report["documents"]}
+    assert IBUPROFEN.pmid in documents
+    assert {ref["pmid"] for ref in report["evidence"]} <= set(documents)
+    doc = documents[IBUPROFEN.pmid]
+    assert doc["title"] == IBUPROFEN.question and "bupivacaine 20mg" in doc["abstract"]
+    spans = [span for s in report["sentences"] for span in s["evidence"]]
+    assert spans, "the recorded answer cites its abstract: some span must decide"
+    for span in spans:
+        assert documents[span["pmid"]]["abstract"][span["start"] : span["end"]] == span["text"]
+
+
+def test_streamed_report_carries_the_injected_abstracts(demo_proxy: RunningProxy) -> None:
+    _check_documents(_streamed_report(demo_proxy, include_evidence=True))
+    assert "documents" not in _streamed_report(demo_proxy, include_evidence=False)
+
+
+def test_completion_report_carries_the_injected_abstracts(demo_proxy: RunningProxy) -> None:
+    url = f"{demo_proxy.base_url}/chat/completions"
+    with_docs = httpx.post(url, json=_request(False, True), timeout=120).json()
+    _check_documents(with_docs["verification"])
+    without = httpx.post(url, json=_request(False, False), timeout=120).json()
+    assert "documents" not in without["verification"]
