@@ -1,0 +1,99 @@
+"""``veriproxy demo``: the recorded answers are real PubMedQA questions over the shipped index,
+the replay serves them, and the command runs the whole pipeline offline, prints the reports
+and, with ``--serve``, keeps the proxy and the playground up until Ctrl+C."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+from proxy.cli.demo import DEMO_ANSWERS, DEMO_MODEL, Replay, load_recorded
+from proxy.data import DEMO_INDEX
+
+REPO = Path(__file__).parents[2]
+FABRICATED = "31415926"
+CITATION = re.compile(r"\[PMID:(\d+)\]")
+STARTUP_TIMEOUT_S = 240
+
+
+def _titles() -> dict[str, str]:
+    with sqlite3.connect(f"file:{DEMO_INDEX}?mode=ro", uri=True) as db:
+        return dict(db.execute("SELECT pmid, title FROM docs"))
+
+
+def test_recorded_answers_are_labelled_and_ask_pubmedqa_questions() -> None:
+    data = json.loads(DEMO_ANSWERS.read_text(encoding="utf-8"))
+    assert "recorded" in data["note"].lower() and "PubMedQA" in data["note"]
+    recorded = load_recorded()
+    assert 4 <= len(recorded) <= 6
+    titles = _titles()
+    cited: set[str] = set()
+    for item in recorded:
+        assert titles[item.pmid] == item.question  # PubMedQA's question is the title
+        cited |= set(CITATION.findall(item.answer))
+        assert item.pmid in CITATION.findall(item.answer)
+    # Every citation is a real abstract of the demo index but the one fabricated on purpose.
+    assert cited - set(titles) == {FABRICATED}
+    uncited = [s for r in recorded for s in r.answer.split(". ") if not CITATION.search(s)]
+    assert uncited, "one recorded sentence carries no citation"
+
+
+def test_replay_answers_its_questions_only() -> None:
+    recorded = load_recorded()
+    replay = Replay(recorded)
+    first = recorded[0]
+    messages = [
+        {"role": "system", "content": "evidence…"},
+        {"role": "user", "content": "  " + first.question.upper() + "\n"},
+    ]
+    assert replay({"messages": messages}) == first.answer
+    other = replay({"messages": [{"role": "user", "content": "What is aspirin?"}]})
+    assert other == replay.fallback
+    assert all(item.question in other for item in recorded)
+
+
+def test_demo_runs_offline_prints_reports_and_serves_the_playground() -> None:
+    command = [sys.executable, "-m", "proxy", "demo", "--serve", "--no-color"]
+    with subprocess.Popen(
+        command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    ) as process:
+        try:
+            output = _until_serving(process)
+            assert "[supported] Pretreatment with ibuprofen" in output
+            assert "[contradicted] All patients were injected intrathecally" in output
+            assert "numbers: 200 mg not in the evidence" in output
+            assert "[invalid_citation] Amoxapine also halved" in output
+            assert f"PMID {FABRICATED} is not among the evidence" in output
+            assert "[uncited] Selective COX-2 inhibitors" in output
+            assert output.count("status=") == len(load_recorded())
+            url = re.search(r"Playground: (http://\S+)/ui", output)
+            assert url is not None
+            page = httpx.get(f"{url.group(1)}/ui")
+            assert page.status_code == 200 and "veriproxy playground" in page.text
+            models = httpx.get(f"{url.group(1)}/v1/models").json()
+            assert [m["id"] for m in models["data"]] == [DEMO_MODEL]
+            process.send_signal(signal.SIGINT)
+            assert process.wait(timeout=30) == 0
+        finally:
+            if process.poll() is None:
+                process.kill()
+
+
+def _until_serving(process: subprocess.Popen[str]) -> str:
+    """The command's output up to the line with the playground URL."""
+    assert process.stdout is not None
+    lines: list[str] = []
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    while not any(line.startswith("Playground: ") for line in lines):
+        line = process.stdout.readline()
+        assert line and time.monotonic() < deadline, "".join(lines)
+        lines.append(line)
+    return "".join(lines)
