@@ -86,7 +86,7 @@ def run(config: PipelineConfig) -> Path:
         | {"base_model": "sentence-transformers/all-MiniLM-L6-v2"},
         "pairs": {"train": len(splits.train), "validation": len(splits.validation)},
         "parity": asdict(check) | {"passed": check.passed},
-        "fp32_nodes": kept,
+        "precision_kept": kept,
         "calibration_items": len(items),
         "calibration_macro_f1": round(f1, 4),
     }
