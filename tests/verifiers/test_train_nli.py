@@ -1,0 +1,56 @@
+"""``veriproxy train-nli`` end to end on a tiny subset: data, training, export, int8
+quantisation, parity, calibration, and a model directory that ``BundledNLI`` loads."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from verifiers import BundledNLI
+from verifiers.nli._base import NLIPair
+
+DATA = Path(os.environ.get("VERIPROXY_DATA", Path(__file__).parents[3] / "shared" / "data"))
+REPO = Path(__file__).parents[2]
+
+pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"public datasets not at {DATA}")
+
+
+def _train(*args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "proxy", "train-nli", "--data-dir", str(DATA), *args]
+    env = os.environ | {"OMP_NUM_THREADS": "1"}
+    return subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_tiny_run_writes_a_loadable_model_and_resumes(tmp_path: Path) -> None:
+    out, work = tmp_path / "model", tmp_path / "work"
+    args = ("--out", str(out), "--work-dir", str(work), "--max-pairs", "16")
+    done = _train(*args, "--max-length", "64", "--epochs", "1", "--threads", "1")
+    assert done.returncode == 0, done.stderr[-3000:]
+
+    assert {p.name for p in out.iterdir()} == {
+        "model.int8.onnx",
+        "tokenizer.json",
+        "nli_config.json",
+        "MODEL_CARD.md",
+    }
+    config = json.loads((out / "nli_config.json").read_text(encoding="utf-8"))
+    assert config["labels"] == ["entailment", "neutral", "contradiction"]
+    assert config["max_length"] == 64
+    assert config["training"]["pairs"]["train"] == 16
+    assert 0.0 <= config["training"]["parity"]["agreement"] <= 1.0
+    assert (work / "checkpoint.pt").is_file()
+    assert config["version"] in (out / "MODEL_CARD.md").read_text(encoding="utf-8")
+
+    nli = BundledNLI(out, threads=1)
+    (scores,) = nli.predict([NLIPair("Aspirin reduced mortality.", "Aspirin reduces mortality.")])
+    assert scores.entailment + scores.neutral + scores.contradiction == pytest.approx(1.0)
+
+    again = _train(*args, "--max-length", "64", "--threads", "1", "--resume")
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "resumed from step 1 of 1" in again.stderr
+    assert " loss " not in again.stderr.split("resumed from step")[1]
