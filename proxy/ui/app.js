@@ -79,9 +79,9 @@
     cursor = to;
   }
 
-  function addReport(value) {
+  function addReport(value, docs) {
     report = value;
-    for (const doc of value.documents || []) documents.set(doc.pmid, doc);
+    for (const doc of docs || []) documents.set(doc.pmid, doc);
     // A sentence withheld by a block in gate mode appears only in the report.
     const shown = new Set(marks.map((m) => m.ann.index));
     for (const s of value.sentences || []) {
@@ -279,7 +279,7 @@
     if (choice && choice.finish_reason === "content_filter" && blockedAt === null) blockedAt = Math.max(cursor, lastDelta);
     const v = chunk.verification;
     if (v && v.type === "sentence") addSentence(v);
-    if (v && v.type === "report") addReport(v);
+    if (v && v.type === "report") addReport(v, chunk.evidence_documents);
     renderAnswer();
   }
 

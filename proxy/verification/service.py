@@ -12,8 +12,10 @@ The evidence is what the retrieval preparer left in ``ctx.attachments["evidence"
 check-worthy sentence comes out ``unsupported`` and the report says no evidence was retrieved).
 Each finished response goes to the ``ResponseRecorder`` (metrics and audit log).
 
-With the per-request option ``include_evidence: true`` the report also carries ``documents``:
-the injected abstracts in full (the playground highlights evidence spans inside them).
+With the per-request option ``include_evidence: true`` the completion, or the stream's report
+chunk, also carries ``evidence_documents`` beside ``verification``: the injected abstracts in
+full (the playground highlights evidence spans inside them). The report itself stays as its
+published schema says.
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ from verifiers.engine import Verifier
 
 POLICY_KEY = "policy"
 HEADERS_KEY = "response_headers"
-INCLUDE_EVIDENCE = "include_evidence"  # per-request option: the report carries the abstracts
+INCLUDE_EVIDENCE = "include_evidence"  # per-request option: send the abstracts too
+DOCUMENTS_FIELD = "evidence_documents"
 
 
 class VerificationService:
@@ -106,7 +109,7 @@ class VerificationService:
         }
         out = enforce_on_completion(completion, outcome, session)
         if ctx.options.extra.get(INCLUDE_EVIDENCE) is True:
-            out["verification"]["documents"] = _documents(session.evidence)
+            out[DOCUMENTS_FIELD] = _documents(session.evidence)
         return out
 
     # -- failures ---------------------------------------------------------------------------
@@ -198,6 +201,5 @@ async def _with_documents(
             data = chunk.data
             report = data.get("verification") if data else None
             if data is not None and isinstance(report, dict) and report.get("type") == "report":
-                report = {**report, "documents": _documents(evidence)}
-                chunk = StreamChunk.from_data({**data, "verification": report})
+                chunk = StreamChunk.from_data({**data, DOCUMENTS_FIELD: _documents(evidence)})
             yield chunk

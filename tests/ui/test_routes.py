@@ -1,6 +1,6 @@
 """The playground's HTTP side, without a browser: ``GET /ui`` (public, locked down by its
 Content-Security-Policy), ``GET /v1/policies`` (behind the key) and the ``include_evidence``
-option that makes the report carry the injected abstracts."""
+option that sends the injected abstracts beside the (unchanged) report."""
 
 from __future__ import annotations
 
@@ -13,12 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import jsonschema
 
 from policies import PolicyStore
 from proxy.auth import FileKeyStore, new_key
 from proxy.cli.demo import DEMO_MODEL, load_recorded
 from proxy.server_thread import RunningProxy
 from tests.conftest import ProxyFactory
+from verifiers.schema import load_schema
 
 IBUPROFEN = load_recorded()[0]
 
@@ -86,21 +88,24 @@ def _request(stream: bool, include_evidence: bool) -> dict[str, Any]:
 
 
 def _streamed_report(proxy: RunningProxy, include_evidence: bool) -> dict[str, Any]:
+    """The stream's report chunk (``verification`` and anything beside it)."""
     body = _request(True, include_evidence)
     with httpx.stream("POST", f"{proxy.base_url}/chat/completions", json=body, timeout=120) as r:
         events = [line[6:] for line in r.iter_lines() if line.startswith("data: ")]
     assert events[-1] == "[DONE]"
-    reports = [
-        json.loads(e)["verification"]
-        for e in events[:-1]
-        if json.loads(e).get("verification", {}).get("type") == "report"
-    ]
+    chunks = [json.loads(e) for e in events[:-1]]
+    reports = [c for c in chunks if c.get("verification", {}).get("type") == "report"]
     assert len(reports) == 1
-    return reports[0]
+    assert all("evidence_documents" not in c for c in chunks if c not in reports)
+    chunk = reports[0]
+    chunk["verification"].pop("type")
+    return chunk
 
 
-def _check_documents(report: dict[str, Any]) -> None:
-    documents = {d["pmid"]: d for d in report["documents"]}
+def _check_documents(outer: dict[str, Any]) -> None:
+    report = outer["verification"]
+    jsonschema.validate(report, load_schema("response_report"))  # the report is unchanged
+    documents = {d["pmid"]: d for d in outer["evidence_documents"]}
     assert IBUPROFEN.pmid in documents
     assert {ref["pmid"] for ref in report["evidence"]} <= set(documents)
     doc = documents[IBUPROFEN.pmid]
@@ -113,12 +118,11 @@ def _check_documents(report: dict[str, Any]) -> None:
 
 def test_streamed_report_carries_the_injected_abstracts(demo_proxy: RunningProxy) -> None:
     _check_documents(_streamed_report(demo_proxy, include_evidence=True))
-    assert "documents" not in _streamed_report(demo_proxy, include_evidence=False)
+    assert "evidence_documents" not in _streamed_report(demo_proxy, include_evidence=False)
 
 
-def test_completion_report_carries_the_injected_abstracts(demo_proxy: RunningProxy) -> None:
+def test_completion_carries_the_injected_abstracts(demo_proxy: RunningProxy) -> None:
     url = f"{demo_proxy.base_url}/chat/completions"
-    with_docs = httpx.post(url, json=_request(False, True), timeout=120).json()
-    _check_documents(with_docs["verification"])
+    _check_documents(httpx.post(url, json=_request(False, True), timeout=120).json())
     without = httpx.post(url, json=_request(False, False), timeout=120).json()
-    assert "documents" not in without["verification"]
+    assert "evidence_documents" not in without
