@@ -143,8 +143,8 @@ def _completion(content: str) -> httpx.Response:
 
 
 @pytest.fixture
-def judge(monkeypatch: pytest.MonkeyPatch) -> LLMHarmJudge:
-    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network fetch on import
+def judge(litellm_httpx: None) -> LLMHarmJudge:
+    # litellm_httpx (tests/verifiers/conftest.py) routes litellm through httpx, which respx mocks.
     return LLMHarmJudge(
         "openai/judge", api_base="http://judge.test/v1", api_key="sk-test", batch_size=2
     )
