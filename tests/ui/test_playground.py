@@ -5,9 +5,11 @@ Screenshots go to tests/artifacts/."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import sqlite3
 import time
+from pathlib import Path
 from typing import Any
 
 from selenium.webdriver.common.by import By
@@ -15,9 +17,11 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from policies import PolicyStore
+from proxy.auth import FileKeyStore, new_key
 from proxy.cli.demo import DEMO_MODEL, RecordedAnswer, load_recorded
 from proxy.data import DEMO_INDEX
-from proxy.server_thread import RunningProxy
+from proxy.server_thread import RunningEmulator, RunningProxy
+from tests.conftest import ProxyFactory
 from tests.ui.conftest import ARTIFACTS
 
 IBUPROFEN, ETORICOXIB, AMOXAPINE, _ = load_recorded()
@@ -208,3 +212,46 @@ def test_dark_scheme_repaints_the_verdicts(browser: Any, demo_proxy: RunningProx
         assert colours() == ("rgba(13, 17, 23, 1)", "rgba(18, 54, 31, 1)")  # style.css, dark
     finally:
         browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+
+
+def test_gate_mode_shows_a_redacted_sentence_struck_with_its_replacement(
+    browser: Any, demo_proxy: RunningProxy
+) -> None:
+    _open(browser, demo_proxy)
+    _ask(browser, AMOXAPINE, policy="clinical-strict")
+    fabricated = _sentences(browser)[-1]
+    assert fabricated.get_attribute("data-action") == "redact"
+    assert fabricated.find_element(By.CSS_SELECTOR, ".label").text.lower() == "redacted"
+    struck = fabricated.find_element(By.CSS_SELECTOR, ".text")
+    assert struck.text == AMOXAPINE.answer.rsplit(". ", 1)[1]
+    assert "line-through" in struck.value_of_css_property("text-decoration-line")
+    message = PolicyStore().get("clinical-strict").messages.redact
+    assert fabricated.find_element(By.CSS_SELECTOR, ".replacement").text == message
+    assert browser.find_element(By.CSS_SELECTOR, "#status .badge").text == "redacted"
+
+
+def test_key_stays_in_the_browser_and_opens_the_api(
+    browser: Any, proxy_factory: ProxyFactory, emulator: RunningEmulator, tmp_path: Path
+) -> None:
+    store = tmp_path / "keys.json"
+    key, record = new_key("acme")
+    asyncio.run(FileKeyStore(store).put(record))
+    proxy = proxy_factory({"auth": {"store": str(store)}})
+    browser.get(f"{proxy.url}/ui")
+    state = browser.find_element(By.ID, "state")
+    WebDriverWait(browser, 10).until(lambda d: "missing proxy key" in state.text)
+    field = browser.find_element(By.ID, "key")
+    field.send_keys(key, Keys.TAB)  # "change": saved, and the lists load with it
+    WebDriverWait(browser, 10).until(lambda d: state.text == "")
+    stored = (
+        "return [sessionStorage.getItem('veriproxy.key'), localStorage.getItem('veriproxy.key')]"
+    )
+    assert browser.execute_script(stored) == [key, None]
+    browser.find_element(By.ID, "model").send_keys("gpt-x")
+    _ask(browser, IBUPROFEN)
+    assert browser.find_element(By.ID, "answer").text == IBUPROFEN.question  # the echo
+    # The proxy took the key off before calling the upstream.
+    assert all(key not in str(headers) for headers in emulator.stats.headers)
+    browser.find_element(By.ID, "remember").click()
+    assert browser.execute_script(stored) == [None, key]
+    browser.execute_script("localStorage.clear(); sessionStorage.clear()")
