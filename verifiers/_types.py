@@ -155,6 +155,9 @@ class SentenceAnnotation:
     checks: tuple[CheckResult, ...] = ()
     action: Action = Action.ANNOTATE
     rules_fired: tuple[str, ...] = ()
+    # The client was not shown this sentence's words (redacted or blocked): ``text`` is the
+    # policy's message and claim texts are empty; the audit log keeps the original.
+    withheld: bool = False
 
 
 @dataclass(frozen=True, slots=True)

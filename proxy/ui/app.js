@@ -99,11 +99,13 @@
     node.dataset.action = ann.action;
     node.setAttribute("role", "button");
     node.setAttribute("aria-label", `${ann.text} (${ann.verdict.replace("_", " ")}${blocked || redacted ? ", " + ann.action + "ed" : ""})`);
-    node.append(el("span", { className: "text", textContent: mark.replaced ? ann.text : answer.slice(mark.from, mark.to) }));
+    // A withheld sentence (gate mode, non-streamed) arrives as the policy's message: show that,
+    // labelled, not struck; annotate mode can only strike what was already streamed.
+    node.append(el("span", { className: "text", textContent: mark.replaced || ann.withheld ? ann.text : answer.slice(mark.from, mark.to) }));
     if (blocked || redacted) {
-      node.classList.add("struck");
+      if (!ann.withheld) node.classList.add("struck");
       node.append(el("span", { className: "label", textContent: blocked ? "blocked" : "redacted" }));
-      if (mark.replaced && mark.from !== null) {
+      if (mark.replaced && mark.from !== null && !ann.withheld) {
         node.append(el("span", { className: "replacement", textContent: answer.slice(mark.from, mark.to) }));
       }
     }

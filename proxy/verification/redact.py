@@ -2,8 +2,8 @@
 
 Blocked: the content becomes the policy's message and ``finish_reason`` is ``content_filter``,
 as OpenAI reports filtered output (status 200). Redacted: each redacted sentence's text is
-replaced by its message, the rest of the answer is kept. The ``verification`` report keeps the
-original sentences (auditors need them); what the client's ``content`` shows is enforced.
+replaced by its message, the rest of the answer is kept. The client's ``verification`` report
+withholds the words of every sentence it was not shown; the audit log keeps them.
 """
 
 from __future__ import annotations
@@ -24,13 +24,17 @@ def enforce_on_completion(
     choice = next(c for c in out["choices"] if isinstance(c, dict) and c.get("index", 0) == 0)
     message = dict(choice.get("message") or {})
     answer = message.get("content") or ""
+    sentences = outcome.report.sentences
+    shown: set[int] = {s.index for s in sentences}
     if outcome.decision.enforced_action is Action.BLOCK:
         message["content"] = outcome.decision.message or ""
         choice["finish_reason"] = CONTENT_FILTER
+        shown = set()
     elif not session.policy.shadow:
         message["content"] = _redacted(answer, outcome, session)
+        shown = {s.index for s in sentences if s.action is not Action.REDACT}
     choice["message"] = message
-    out["verification"] = to_json(outcome.report)
+    out["verification"] = to_json(session.client_report(outcome.report, shown))
     return out
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
@@ -18,7 +18,7 @@ import anyio
 import anyio.to_thread
 
 from policies import Policy, ResponseDecision, apply_policy, decide_report, decide_sentence
-from verifiers import Evidence, ReportStatus, ResponseReport, SentenceAnnotation
+from verifiers import CheckResult, Evidence, ReportStatus, ResponseReport, SentenceAnnotation
 from verifiers.engine import Verifier
 
 logger = logging.getLogger("veriproxy.verification")
@@ -98,6 +98,35 @@ class VerificationSession:
         """The text that replaces a redacted or blocked sentence."""
         return decide_sentence(self.policy, sentence).message
 
+    def withhold(self, sentence: SentenceAnnotation) -> SentenceAnnotation:
+        """A sentence as a client may see it once the policy kept its words back (redacted,
+        blocked, or never released): verdict, evidence and rules stay; its text becomes the
+        policy's message, and claim texts, check details and quoted words in harm reasons go.
+        Only the audit log keeps them."""
+        return replace(
+            sentence,
+            text=self.message_for(sentence) or "",
+            claims=tuple(
+                replace(
+                    c,
+                    text="",
+                    checks=_without_details(c.checks),
+                    harm_reasons=_reason_kinds(c.harm_reasons),
+                )
+                for c in sentence.claims
+            ),
+            checks=_without_details(sentence.checks),
+            harm_reasons=_reason_kinds(sentence.harm_reasons),
+            withheld=True,
+        )
+
+    def client_report(self, report: ResponseReport, shown: Container[int]) -> ResponseReport:
+        """The report a client may see: sentences whose text it was not shown are withheld."""
+        return replace(
+            report,
+            sentences=tuple(s if s.index in shown else self.withhold(s) for s in report.sentences),
+        )
+
     def _conclude(self, report: ResponseReport) -> Outcome:
         report = replace(report, notes=(*report.notes, *self._notes))
         return Outcome(apply_policy(self.policy, report), decide_report(self.policy, report))
@@ -125,3 +154,12 @@ class VerificationSession:
     def _unverified_report(self) -> ResponseReport:
         base = self._verifier.report(self._sentences, self.evidence, {}, self._started)
         return replace(base, status=ReportStatus.UNVERIFIED, faithful=False, error=self.error)
+
+
+def _without_details(checks: tuple[CheckResult, ...]) -> tuple[CheckResult, ...]:
+    return tuple(replace(c, detail="") for c in checks)
+
+
+def _reason_kinds(reasons: tuple[str, ...]) -> tuple[str, ...]:
+    """Harm reasons without the words they quote ("dose: '200 mg'" -> "dose")."""
+    return tuple(dict.fromkeys(reason.split(":", 1)[0] for reason in reasons))

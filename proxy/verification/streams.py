@@ -33,7 +33,7 @@ from proxy.verification.chunks import (
     without_content,
 )
 from proxy.verification.session import Outcome, VerificationSession
-from verifiers import Action, SentenceAnnotation
+from verifiers import Action, ResponseReport, SentenceAnnotation
 
 CONTENT_FILTER = "content_filter"
 Finished = Callable[[Outcome, str], None]  # called once with the outcome and the full answer
@@ -65,7 +65,7 @@ async def annotate_stream(
                 yield sentence_chunk(template, sentence)
                 if _enforced(session, sentence) is Action.BLOCK:
                     outcome = session.stop()
-                    for out in _blocked(template, outcome, "\n\n"):
+                    for out in _blocked(template, outcome, "\n\n", outcome.report):
                         yield out
                     return
         for sentence in await worker.drain():
@@ -108,9 +108,10 @@ async def gate_stream(
             gate.extend(delta)
             for sentence in await session.feed(delta):
                 if _enforced(session, sentence) is Action.BLOCK:
-                    yield sentence_chunk(template, sentence)  # its verdict, never its text
+                    yield sentence_chunk(template, session.withhold(sentence))
                     outcome = session.stop()
-                    for out in _blocked(template, outcome, gate.separator()):
+                    report = session.client_report(outcome.report, gate.shown)
+                    for out in _blocked(template, outcome, gate.separator(), report):
                         yield out
                     return
                 for out in gate.release(template, sentence):
@@ -118,8 +119,9 @@ async def gate_stream(
         rest_sentences, outcome = await session.finish()
         if outcome.decision.enforced_action is Action.BLOCK:
             for sentence in rest_sentences:
-                yield sentence_chunk(template, sentence)
-            for out in _blocked(template, outcome, gate.separator()):
+                yield sentence_chunk(template, session.withhold(sentence))
+            report = session.client_report(outcome.report, gate.shown)
+            for out in _blocked(template, outcome, gate.separator(), report):
                 yield out
             return
         for sentence in rest_sentences:
@@ -130,7 +132,7 @@ async def gate_stream(
             yield content_chunk(template, tail)
         for out in held:
             yield out
-        yield report_chunk(template, outcome.report)
+        yield report_chunk(template, session.client_report(outcome.report, gate.shown))
     except ProxyError as exc:
         outcome = outcome or session.stop(failure_reason(exc))
         raise
@@ -140,12 +142,14 @@ async def gate_stream(
 
 
 class _Gate:
-    """The held answer text and how much of it has been released."""
+    """The held answer text, how much of it has been released, and which sentences the client
+    saw as written (the others are withheld from the annotations too)."""
 
     def __init__(self, session: VerificationSession) -> None:
         self._session = session
         self.answer = ""
         self._released = 0
+        self.shown: set[int] = set()
 
     def extend(self, delta: str) -> None:
         self.answer += delta
@@ -154,8 +158,10 @@ class _Gate:
         gap = self.answer[self._released : s.start]  # usually the space between sentences
         if _enforced(self._session, s) is Action.REDACT:
             text = gap + (self._session.message_for(s) or "")
+            s = self._session.withhold(s)
         else:
             text = gap + self.answer[s.start : s.end]
+            self.shown.add(s.index)
         self._released = s.end
         out = [content_chunk(template, text)] if text else []
         out.append(sentence_chunk(template, s))
@@ -216,9 +222,12 @@ def _is_tail(data: Mapping[str, Any]) -> bool:
     return finish_reason(data) is not None or not data.get("choices")
 
 
-def _blocked(template: Mapping[str, Any], outcome: Outcome, separator: str) -> list[StreamChunk]:
+def _blocked(
+    template: Mapping[str, Any], outcome: Outcome, separator: str, report: ResponseReport
+) -> list[StreamChunk]:
+    """The block message, ``finish_reason: "content_filter"`` and the client's report."""
     message = outcome.decision.message or ""
     out = [content_chunk(template, separator + message)] if message else []
     out.append(finish_chunk(template, CONTENT_FILTER))
-    out.append(report_chunk(template, outcome.report))
+    out.append(report_chunk(template, report))
     return out

@@ -177,6 +177,8 @@ def test_gate_blocks_contradicted_dose_before_any_of_it_streams(
     text = _content(chunks)
     assert text.startswith(SUPPORTED)
     assert "200 mg" not in text and "bupivacaine" not in text
+    # Not in the annotations either: a withheld sentence keeps its verdict, not its words.
+    assert "200 mg" not in json.dumps([c.model_dump() for c in chunks])
     assert "withheld" in text  # the policy's block message
     assert chunks[-2].choices[0].finish_reason == "content_filter"
     sentences = _annotations(chunks, "sentence")
@@ -195,6 +197,7 @@ def test_gate_redacts_fabricated_citation(
     chunks = _stream(verifying, "clinical-strict")
     text = _content(chunks)
     assert "31415926" not in text and "wound infection" not in text
+    assert "wound infection" not in json.dumps([c.model_dump() for c in chunks])
     assert text.startswith(SUPPORTED) and "[removed:" in text
     (report,) = _annotations(chunks, "report")
     assert report["status"] == "redacted"
@@ -219,6 +222,7 @@ def test_non_streaming_block_returns_content_filter(
     choice = completion.choices[0]
     assert choice.finish_reason == "content_filter"
     assert "200 mg" not in (choice.message.content or "")
+    assert "200 mg" not in completion.model_dump_json()
     assert (completion.model_extra or {})["verification"]["status"] == "blocked"
 
 
