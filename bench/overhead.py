@@ -1,13 +1,15 @@
 """Proxy overhead: veriproxy vs calling the upstream emulator directly vs the LiteLLM proxy.
 
     python bench/overhead.py [--requests 300] [--concurrency 32] [--concurrent-requests 960]
-                             [--no-litellm] [--features]
+                             [--no-litellm] [--litellm-bin PATH] [--features]
 
 Starts child processes on loopback: the upstream emulator (``python -m proxy.emulator``),
 ``veriproxy serve`` in front of it (keyless on loopback, default settings; retrieval and
 verification off unless ``--features``, so this measures the proxy core), and -- when the
 ``litellm`` CLI can run its proxy (``litellm[proxy]``) -- ``litellm --config`` on the same
-emulator. Then, for each
+emulator. ``litellm[proxy]`` of our pinned litellm needs a package the index lacks; a separate
+venv works: ``python -m venv /tmp/ll && /tmp/ll/bin/pip install 'litellm[proxy]==1.60.8'``,
+then ``--litellm-bin /tmp/ll/bin/litellm``. Then, for each
 scenario, the same client (httpx, keep-alive) measures every target in turn:
 
 * non-streaming chat completion: latency to the full body;
@@ -99,14 +101,12 @@ def base_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("VERIPROXY_")}
 
 
-def litellm_available() -> bool:
-    if shutil.which("litellm") is None:
+def litellm_available(binary: str) -> bool:
+    """The LiteLLM proxy CLI runs (``litellm[proxy]`` installed wherever ``binary`` lives: this
+    venv, or a separate one when its pins clash with ours)."""
+    if shutil.which(binary) is None:
         return False
-    probe = subprocess.run(
-        [sys.executable, "-c", "import litellm.proxy.proxy_server"],
-        capture_output=True,
-        timeout=120,
-    )
+    probe = subprocess.run([binary, "--help"], capture_output=True, timeout=120)
     return probe.returncode == 0
 
 
@@ -224,6 +224,9 @@ def main() -> None:
     parser.add_argument("--concurrent-requests", type=int, default=960)
     parser.add_argument("--no-litellm", action="store_true", help="skip the LiteLLM proxy")
     parser.add_argument(
+        "--litellm-bin", default="litellm", help="the LiteLLM proxy CLI (default: on PATH)"
+    )
+    parser.add_argument(
         "--features", action="store_true", help="keep retrieval and verification on"
     )
     args = parser.parse_args()
@@ -242,7 +245,7 @@ def main() -> None:
         for section in ("retrieval", "verification"):
             if section in Settings.__dataclass_fields__:
                 proxy_env[f"VERIPROXY_{section.upper()}__ENABLED"] = "false"
-    use_litellm = not args.no_litellm and litellm_available()
+    use_litellm = not args.no_litellm and litellm_available(args.litellm_bin)
     if not args.no_litellm and not use_litellm:
         print("  litellm-proxy: unavailable (litellm[proxy] is not installed); skipped")
 
@@ -257,8 +260,9 @@ def main() -> None:
         emu_cmd = [sys.executable, "-m", "proxy.emulator", "--port", str(emu_port),
                    "--reply", REPLY]  # fmt: skip
         proxy_cmd = [sys.executable, "-m", "proxy", "serve"]
-        litellm_cmd = ["litellm", "--config", str(litellm_config), "--port", str(litellm_port),
-                       "--host", "127.0.0.1", "--num_workers", "1"]  # fmt: skip
+        litellm_cmd = [args.litellm_bin, "--config", str(litellm_config),
+                       "--port", str(litellm_port), "--host", "127.0.0.1",
+                       "--num_workers", "1"]  # fmt: skip
         emu_pid = stack.enter_context(child(emu_cmd, base_env(), f"{emu_url}/models", "emulator"))
         proxy_pid = stack.enter_context(
             child(proxy_cmd, proxy_env, f"http://127.0.0.1:{proxy_port}/readyz", "veriproxy")
