@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from verifiers._llm import LLMEndpoint
+from verifiers._llm import DEFAULT_TIMEOUT_S, LLMEndpoint
 from verifiers.checks.normalise import content_tokens
 
 # Sentences that assert nothing about the world: questions, greetings, meta talk, hedges,
@@ -156,7 +156,7 @@ class LLMDecomposer:
         *,
         api_base: str | None = None,
         api_key: str | None = None,
-        timeout_s: float = 60.0,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
     ) -> None:
         self.model = model
         self._endpoint = LLMEndpoint(model, api_base, api_key, timeout_s)

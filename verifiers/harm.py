@@ -22,7 +22,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import yaml
 
-from verifiers._llm import LLMEndpoint
+from verifiers._llm import BatchedLLM
 
 MIN_HARM = 1
 MAX_HARM = 5
@@ -39,7 +39,6 @@ JUDGE_SYSTEM = (
     '["short reason", ...]}, ...]} with one entry per numbered claim.'
 )
 DEFAULT_BATCH_SIZE = 16
-DEFAULT_TIMEOUT_S = 60.0
 
 
 class HarmError(Exception):
@@ -141,32 +140,15 @@ def _default_scorer() -> RuleHarmScorer:
     return RuleHarmScorer()
 
 
-class LLMHarmJudge:
+class LLMHarmJudge(BatchedLLM):
     """Optional scorer: one litellm chat call per batch of claims, answering JSON with a level
     and reasons per claim. Any malformed answer raises ``HarmError``: a wrong harm level must
     never pass silently, so callers decide whether to fall back to the rules."""
 
-    name = "llm"
-
-    def __init__(
-        self,
-        model: str,
-        *,
-        api_base: str | None = None,
-        api_key: str | None = None,
-        batch_size: int = DEFAULT_BATCH_SIZE,
-        timeout_s: float = DEFAULT_TIMEOUT_S,
-    ) -> None:
-        self.model = model
-        self.version = f"llm:{model}"
-        self._endpoint = LLMEndpoint(model, api_base, api_key, timeout_s)
-        self._batch_size = batch_size
+    default_batch_size = DEFAULT_BATCH_SIZE
 
     def score_batch(self, texts: Sequence[str]) -> list[HarmAssessment]:
-        scored: list[HarmAssessment] = []
-        for start in range(0, len(texts), self._batch_size):
-            scored.extend(self._judge(texts[start : start + self._batch_size]))
-        return scored
+        return self._in_batches(texts, self._judge)
 
     def _judge(self, texts: Sequence[str]) -> list[HarmAssessment]:
         claims = "\n".join(f"{i}. {text}" for i, text in enumerate(texts))

@@ -11,7 +11,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from verifiers._llm import LLMEndpoint
+from verifiers._llm import BatchedLLM
 from verifiers.nli._base import NLIError, NLIPair, NLIScores
 
 _SYSTEM = (
@@ -22,34 +22,16 @@ _SYSTEM = (
 )
 _LABELS = ("entailment", "neutral", "contradiction")
 DEFAULT_BATCH_SIZE = 8
-DEFAULT_TIMEOUT_S = 60.0
 
 
-class LLMJudge:
+class LLMJudge(BatchedLLM):
     """NLI backend that asks an LLM; ``model`` is a litellm model name such as
     ``openai/gpt-4o-mini``; ``api_base`` points at any OpenAI-compatible server."""
 
-    name = "llm"
-
-    def __init__(
-        self,
-        model: str,
-        *,
-        api_base: str | None = None,
-        api_key: str | None = None,
-        batch_size: int = DEFAULT_BATCH_SIZE,
-        timeout_s: float = DEFAULT_TIMEOUT_S,
-    ) -> None:
-        self.model = model
-        self.version = f"llm:{model}"
-        self._endpoint = LLMEndpoint(model, api_base, api_key, timeout_s)
-        self._batch_size = batch_size
+    default_batch_size = DEFAULT_BATCH_SIZE
 
     def predict(self, pairs: Sequence[NLIPair]) -> list[NLIScores]:
-        scores: list[NLIScores] = []
-        for start in range(0, len(pairs), self._batch_size):
-            scores.extend(self._judge(pairs[start : start + self._batch_size]))
-        return scores
+        return self._in_batches(pairs, self._judge)
 
     def _judge(self, pairs: Sequence[NLIPair]) -> list[NLIScores]:
         prompt = "\n\n".join(
