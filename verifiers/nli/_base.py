@@ -11,7 +11,7 @@ from verifiers._types import NLILabel
 
 @dataclass(frozen=True, slots=True)
 class NLIPair:
-    """premise = an evidence window (1–3 abstract sentences); hypothesis = a claim."""
+    """premise = an evidence window (1-3 abstract sentences); hypothesis = a claim."""
 
     premise: str
     hypothesis: str
