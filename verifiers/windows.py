@@ -108,7 +108,7 @@ class Abbreviations:
         key = (evidence.pmid, hash(evidence.abstract))
         with self._lock:
             if key not in self._cache:
-                self._cache[key] = self._detect(f"{evidence.title}. {evidence.abstract}")
+                self._cache[key] = self._detect(_defining_text(evidence))
                 while len(self._cache) > _CACHE_SIZE:
                     self._cache.popitem(last=False)
             self._cache.move_to_end(key)
@@ -143,6 +143,14 @@ class Abbreviations:
             if len(short) == 1:
                 forms[next(iter(short))] = frozenset(content_tokens(abbreviation._.long_form.text))
         return forms
+
+
+def _defining_text(evidence: Evidence) -> str:
+    """Only the sentences that can define a short form: the detector finds "long form (SF)"
+    within one sentence, so the rest of the abstract is work for nothing (it was most of the
+    cost of a fresh abstract)."""
+    parts = [evidence.title, *(s.text for s in evidence_sentences(evidence))]
+    return " ".join(part for part in parts if "(" in part)
 
 
 class WindowSelector:
