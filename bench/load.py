@@ -38,6 +38,9 @@ import yaml
 
 from proxy.auth import FileKeyStore, new_key
 
+sys.path.insert(0, str(Path(__file__).parent))
+from overhead import terminate
+
 MAX_CLIENTS = 512
 MAX_DURATION_S = 600
 MAX_SOAK_MINUTES = 60
@@ -96,12 +99,7 @@ def child(args: list[str], env: dict[str, str] | None = None) -> Iterator[subpro
     try:
         yield process
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        terminate(process)
 
 
 def rss_kib(pid: int, field_name: str) -> int:

@@ -89,12 +89,17 @@ def child(cmd: list[str], env: dict[str, str], ready_url: str, name: str) -> Ite
         print(f"  {name}: {'ready' if ready else 'did not start'}", flush=True)
         yield proc.pid if ready else None
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        terminate(proc)
+
+
+def terminate(proc: subprocess.Popen[bytes]) -> None:
+    """Stop a child server: SIGTERM, then SIGKILL if it has not gone within 15 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def base_env() -> dict[str, str]:

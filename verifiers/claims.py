@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from verifiers._llm import DEFAULT_TIMEOUT_S, LLMEndpoint
+from verifiers._registry import lookup
 from verifiers.checks.normalise import content_tokens
 
 # Sentences that assert nothing about the world: questions, greetings, meta talk, hedges,
@@ -204,11 +205,5 @@ DECOMPOSERS: dict[str, type[RuleDecomposer] | type[LLMDecomposer]] = {
 
 def create_decomposer(name: str = RuleDecomposer.name, **options: Any) -> Decomposer:
     """Build a registered decomposer by name (``rules`` or ``llm``), as config selects it."""
-    try:
-        factory = DECOMPOSERS[name]
-    except KeyError:
-        raise ValueError(
-            f"unknown decomposer {name!r}; choose from {sorted(DECOMPOSERS)}"
-        ) from None
-    decomposer: Decomposer = factory(**options)
+    decomposer: Decomposer = lookup(DECOMPOSERS, name, "decomposer")(**options)
     return decomposer

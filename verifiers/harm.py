@@ -23,6 +23,7 @@ from typing import Any, Protocol, runtime_checkable
 import yaml
 
 from verifiers._llm import BatchedLLM
+from verifiers._registry import lookup
 
 MIN_HARM = 1
 MAX_HARM = 5
@@ -192,9 +193,4 @@ HARM_SCORERS: dict[str, type[RuleHarmScorer] | type[LLMHarmJudge]] = {
 
 def get_harm_scorer(name: str = RuleHarmScorer.name, **options: Any) -> HarmScorer:
     """Build a registered scorer by name (``rules`` or ``llm``), as config selects it."""
-    try:
-        factory = HARM_SCORERS[name]
-    except KeyError:
-        known = ", ".join(sorted(HARM_SCORERS))
-        raise ValueError(f"unknown harm scorer {name!r}; choose from {known}") from None
-    return factory(**options)
+    return lookup(HARM_SCORERS, name, "harm scorer")(**options)
