@@ -1,6 +1,5 @@
-"""``veriproxy eval nli``: claim-level quality of an NLI model on SciFact dev, the held-out
-HealthVer topics or Check-COVID dev (claim vs whole abstract, decided through windows with the
-OR-join)."""
+"""``veriproxy eval nli``: claim-level quality of an NLI model on SciFact dev, HealthVer or
+Check-COVID dev (claim vs whole abstract, decided through windows with the OR-join)."""
 
 from __future__ import annotations
 

@@ -3,13 +3,14 @@ decided through its sentence windows with the OR-join, as the runtime does."""
 
 from __future__ import annotations
 
+import csv
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from verifiers.training.examples import LABEL_OF, NEUTRAL, is_validation
-from verifiers.training.sources import healthver_rows, read_corpus, read_jsonl
+from verifiers.training.sources import read_corpus, read_jsonl
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\[\"'])")
 
@@ -55,24 +56,24 @@ def check_covid(data: Path, split: str = "dev") -> Iterator[AbstractItem]:
             )
 
 
-def healthver(data: Path, benchmark: bool = True) -> Iterator[AbstractItem]:
-    """HealthVer on one side of the topic split (``sources.healthver_rows``); the benchmark
-    side is never trained on."""
-    for row in healthver_rows(data, benchmark):
-        sentences = split_sentences(row["evidence"])
-        if sentences:
-            yield AbstractItem(
-                row["claim"].strip(),
-                sentences,
-                LABEL_OF[row["label"].upper()],
-                f"healthver:{row['topic_ip']}",
-            )
+def healthver(data: Path) -> Iterator[AbstractItem]:
+    """HealthVer's released validation part; never used in training, so it is held out."""
+    with (data / "healthver" / "healthver_dev.csv").open(encoding="utf-8", newline="") as f:
+        for row in csv.DictReader(f):
+            sentences = split_sentences(row["evidence"])
+            if sentences:
+                yield AbstractItem(
+                    row["claim"].strip(),
+                    sentences,
+                    LABEL_OF[row["label"].upper()],
+                    f"healthver:{row['id']}",
+                )
 
 
 def validation(data: Path, fraction: float) -> list[AbstractItem]:
     """Claim-level items whose claims fell in the training pipeline's validation split: used to
     calibrate the decision thresholds without touching any benchmark split."""
-    items = [*scifact(data, "train"), *check_covid(data, "train"), *healthver(data, False)]
+    items = [*scifact(data, "train"), *check_covid(data, "train")]
     return [item for item in items if is_validation(item.group, fraction)]
 
 

@@ -34,11 +34,9 @@ sentences, hypothesis = the claim. Claim-level verdicts OR-join the windows
 | BioASQ 7B-10B yes/no | BioASQ terms (internal use) | question claims vs ideal answers; training only, never redistributed |
 | NLI4CT train (single-trial) | none stated | statement vs evidence lines of the trial report |
 | Citation-Integrity train | MIT | ACCURATE → supported, CONTRADICT → contradicted |
-| HealthVer, training topics | none stated | claim vs its evidence passage; the other half of the topics is the benchmark |
-| synthetic | — | changed numbers, swapped direction words, negation flips of supported claims → contradicted; negation flips of contradicted claims → supported; windows of other claims → neutral |
+| synthetic | — | changed numbers, swapped direction words, negation flips of supported claims → contradicted; windows of other claims → neutral |
 
-Never trained on: SciFact dev, Check-COVID dev, the held-out HealthVer topics (half of
-`healthver_dev.csv`'s 58 topics, 990 of its 1,917 rows; no claim or passage crosses the split).
+Never trained on: SciFact dev, Check-COVID dev, HealthVer (all held out for evaluation).
 """  # noqa: E501
 
 _LIMITS = """## Known limits
@@ -68,8 +66,7 @@ def render(model_dir: Path) -> str:
         "## Decision thresholds (calibrated)\n",
         f"- contradiction ≥ {t['contradiction']}, entailment ≥ {t['entailment']}; windows of "
         f"{config['window_sizes']} sentences. Calibrated by grid search for claim-level macro-F1 "
-        f"on held-out training claims (the validation split of SciFact train, Check-COVID train and "
-        f"the HealthVer training topics, "
+        f"on held-out training claims (SciFact train + Check-COVID train validation split, "
         f"{train.get('calibration_items', '?')} claim-abstract items; macro-F1 "
         f"{train.get('calibration_macro_f1', '?')}).",
         "",

@@ -8,16 +8,13 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from verifiers.training.claims import contradict, negate
+from verifiers.training.claims import contradict
 from verifiers.training.examples import CONTRADICTION, ENTAILMENT, NEUTRAL, Example, is_validation
 from verifiers.training.sources import READERS
 
 VALIDATION_FRACTION = 0.08
 # Share of supported pairs that also get a rule-made contradiction of their claim.
 SYNTHETIC_RATE = 0.4
-# Share of contradicted pairs whose claim, with its polarity flipped, becomes a supported pair:
-# the same window then teaches both stances, so the model must read the claim's negation.
-NEGATION_SUPPORT_RATE = 0.5
 # Share of pairs that also get an unrelated window from another claim's evidence (easy neutral).
 EASY_NEUTRAL_RATE = 0.1
 # Citation-Integrity is mostly "accurate": cap it so it does not dominate the support class.
@@ -48,28 +45,12 @@ def _augment(rows: list[Example], rng: random.Random) -> list[Example]:
             made = contradict(e.hypothesis, rng)
             if made:
                 out.append(Example(e.premise, made, CONTRADICTION, f"{e.source}+synth", e.group))
-        if e.label == CONTRADICTION and rng.random() < NEGATION_SUPPORT_RATE:
-            flipped = negate(e.hypothesis)
-            if flipped:
-                out.append(Example(e.premise, flipped, ENTAILMENT, f"{e.source}+negated", e.group))
         if rng.random() < EASY_NEUTRAL_RATE:
             other = rng.choice(rows)
             if other.group != e.group:
                 out.append(
                     Example(other.premise, e.hypothesis, NEUTRAL, f"{e.source}+far", e.group)
                 )
-    return out
-
-
-def _unique(rows: list[Example]) -> list[Example]:
-    """First example of each (premise, hypothesis): yes/no sources already hold both
-    polarities, so a negation flip can repeat one of their pairs."""
-    seen: set[tuple[str, str]] = set()
-    out: list[Example] = []
-    for e in rows:
-        if (e.premise, e.hypothesis) not in seen:
-            seen.add((e.premise, e.hypothesis))
-            out.append(e)
     return out
 
 
@@ -82,7 +63,6 @@ def build(data_dir: Path, seed: int = 13, max_pairs: int | None = None) -> Split
         rng.shuffle(got)
         rows.extend(got[: SOURCE_CAPS.get(name, len(got))])
     rows.extend(_augment(rows, rng))
-    rows = _unique(rows)
     rng.shuffle(rows)
     train = [e for e in rows if not is_validation(e.group, VALIDATION_FRACTION)]
     validation = [e for e in rows if is_validation(e.group, VALIDATION_FRACTION)]

@@ -32,7 +32,7 @@ class PipelineConfig:
     out: Path
     work_dir: Path
     base_path: Path
-    epochs: int = 3
+    epochs: int = 1
     max_length: int = 128
     max_pairs: int | None = None
     threads: int = 2

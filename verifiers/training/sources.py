@@ -2,35 +2,22 @@
 
 Each reader yields supported/contradicted pairs from gold rationale windows and neutral pairs
 from non-rationale windows of the same abstract (hard) or of another one (easy). HealthVer is
-split by topic: half its topics train, the other half stays held out for
-``veriproxy eval nli --dataset healthver`` (no claim or evidence passage crosses the split).
+never read here: it stays held out for ``veriproxy eval nli --dataset healthver``.
 """
 
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
 import random
 import re
-from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from verifiers.training.claims import question_to_claims
-from verifiers.training.examples import (
-    CONTRADICTION,
-    ENTAILMENT,
-    LABEL_OF,
-    NEUTRAL,
-    Example,
-)
+from verifiers.training.examples import CONTRADICTION, ENTAILMENT, LABEL_OF, NEUTRAL, Example
 
 csv.field_size_limit(10**7)
-
-
-# Share of HealthVer topics kept out of training for the benchmark.
-HEALTHVER_BENCHMARK_FRACTION = 0.5
 
 
 def read_jsonl(path: Path) -> list[dict[str, object]]:
@@ -230,37 +217,6 @@ def citation_integrity(data: Path, rng: random.Random) -> Iterator[Example]:
                 )
 
 
-def healthver_rows(data: Path, benchmark: bool) -> list[dict[str, str]]:
-    """HealthVer rows on one side of a topic split: ``benchmark`` picks the held-out side.
-
-    Topics are taken in a fixed hash order until the held-out side has half the rows, so no
-    claim or evidence passage crosses the split and the sides stay even though topic sizes are
-    skewed (one topic alone holds 259 of the 1,917 rows)."""
-    with (data / "healthver" / "healthver_dev.csv").open(encoding="utf-8", newline="") as f:
-        rows = list(csv.DictReader(f))
-    sizes = Counter(row["topic_ip"] for row in rows)
-    held_out: set[str] = set()
-    count = 0
-    for topic in sorted(sizes, key=lambda t: hashlib.sha256(t.encode()).hexdigest()):
-        if count >= len(rows) * HEALTHVER_BENCHMARK_FRACTION:
-            break
-        held_out.add(topic)
-        count += sizes[topic]
-    return [row for row in rows if (row["topic_ip"] in held_out) == benchmark]
-
-
-def healthver(data: Path, rng: random.Random) -> Iterator[Example]:
-    """Claims against their short evidence passages, training topics only."""
-    for row in healthver_rows(data, benchmark=False):
-        yield Example(
-            row["evidence"].strip(),
-            row["claim"].strip(),
-            LABEL_OF[row["label"].upper()],
-            "healthver",
-            f"healthver:{row['topic_ip']}",
-        )
-
-
 READERS = {
     "scifact": scifact,
     "checkcovid": check_covid,
@@ -269,5 +225,4 @@ READERS = {
     "bioasq": bioasq,
     "nli4ct": nli4ct,
     "citint": citation_integrity,
-    "healthver": healthver,
 }
