@@ -48,6 +48,9 @@ _LIMITS = """## Known limits
   linear decay at its midpoint, so one fresh `--epochs 2` run is close to it but not identical.
   The second epoch raised SciFact 0.488 -> 0.509 and Check-COVID 0.321 -> 0.408 macro-F1;
   HealthVer stayed at 0.37.
+- A fresh 3-epoch run that also trained on half of HealthVer's topics raised HealthVer
+  (held-out topics) 0.417 -> 0.470 but lowered SciFact 0.509 -> 0.460; it was not shipped
+  (docs/nli-model.md, "Experiment").
 - Support vs contradiction is the weak decision; on HealthVer the model mostly answers "not
   enough evidence" (supported recall 0.10).
 - A changed number or dose in the claim is read as support: rely on the verifier's
