@@ -257,7 +257,7 @@ class Verifier:
         scores = iter(self.nli.predict(pairs) if pairs else [])
         local = [[next(scores) for _ in ws] for ws in windows]
         decisions = [decide(s, self.thresholds) for s in local]
-        # Global pass: claims the local OR-join left undecided, over their best windows joined.
+        # Global pass: claims the local decision left undecided, over their best windows joined.
         undecided = [
             i
             for i, d in enumerate(decisions)

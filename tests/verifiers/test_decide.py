@@ -52,3 +52,33 @@ def test_contradiction_must_outweigh_entailment_in_its_window() -> None:
     torn = NLIScores(entailment=0.45, neutral=0.1, contradiction=0.45)
     low = Thresholds(contradiction=0.4, entailment=0.4)
     assert decide([torn], low).label is NLILabel.ENTAILMENT
+
+
+MOST_RELEVANT = Thresholds(rule="most_relevant", relevance=0.8, support=0.4)
+
+
+def test_most_relevant_window_decides_even_against_a_weaker_contradiction() -> None:
+    weaker = NLIScores(entailment=0.1, neutral=0.3, contradiction=0.6)
+    result = decide([weaker, ENT], MOST_RELEVANT)
+    assert (result.label, result.window) == (NLILabel.ENTAILMENT, 1)
+    assert result.confidence == pytest.approx(0.9)
+    # The OR-join lets the weaker window decide the same scores.
+    assert decide([weaker, ENT], Thresholds(contradiction=0.5)).label is NLILabel.CONTRADICTION
+
+
+def test_most_relevant_stance_share_splits_support_from_contradiction() -> None:
+    leaning = NLIScores(entailment=0.35, neutral=0.1, contradiction=0.55)  # share 0.39
+    assert decide([NEU, leaning], MOST_RELEVANT).label is NLILabel.CONTRADICTION
+    even = NLIScores(entailment=0.45, neutral=0.1, contradiction=0.45)  # share 0.5
+    assert decide([even], MOST_RELEVANT).label is NLILabel.ENTAILMENT
+
+
+def test_most_relevant_below_the_relevance_threshold_is_neutral() -> None:
+    result = decide([NEU, LEAN_NEU], MOST_RELEVANT)
+    assert (result.label, result.window) == (NLILabel.NEUTRAL, 1)
+    assert result.confidence == pytest.approx(0.6)
+
+
+def test_unknown_rule_is_rejected() -> None:
+    with pytest.raises(ValueError, match="unknown decision rule"):
+        Thresholds(rule="majority")  # type: ignore[arg-type]

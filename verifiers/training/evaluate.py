@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from verifiers._types import NLILabel
 from verifiers.nli._base import NLIBackend, NLIPair, NLIScores
-from verifiers.nli.decide import Thresholds, decide
+from verifiers.nli.decide import Rule, Thresholds, decide
 from verifiers.training.benchmarks import AbstractItem
 from verifiers.training.examples import LABEL_NAMES, windows
 
@@ -73,14 +73,18 @@ def decide_all(scored: Sequence[Sequence[NLIScores]], thresholds: Thresholds) ->
 
 
 def calibrate(
-    scored: Sequence[Sequence[NLIScores]], gold: Sequence[int]
+    scored: Sequence[Sequence[NLIScores]], gold: Sequence[int], rule: Rule = "or_join"
 ) -> tuple[Thresholds, float]:
-    """Grid search of both thresholds for claim-level macro-F1 on held-out claims."""
+    """Grid search of the rule's two thresholds for claim-level macro-F1 on held-out claims."""
     grid = [round(0.3 + 0.05 * i, 2) for i in range(14)]
-    best = (Thresholds(), -1.0)
-    for c in grid:
-        for e in grid:
-            t = Thresholds(contradiction=c, entailment=e)
+    best = (Thresholds(rule=rule), -1.0)
+    for a in grid:
+        for b in grid:
+            t = (
+                Thresholds(rule="most_relevant", relevance=a, support=b)
+                if rule == "most_relevant"
+                else Thresholds(contradiction=a, entailment=b)
+            )
             f1 = metrics(gold, decide_all(scored, t)).macro_f1
             if f1 > best[1]:
                 best = (t, f1)
