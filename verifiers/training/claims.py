@@ -93,8 +93,66 @@ _OPPOSITES = {
     "better": "worse",
     "beneficial": "harmful",
     "effective": "ineffective",
+    "reduces": "increases",
+    "reduced": "increased",
+    "reduce": "increase",
+    "lowers": "raises",
+    "lowered": "raised",
+    "suppresses": "stimulates",
+    "suppressed": "stimulated",
+    "protects": "predisposes",
+    "prolongs": "shortens",
+    "prolonged": "shortened",
+    "gain": "loss",
+    "benefit": "harm",
+    "superior": "inferior",
+    "overexpression": "knockdown",
 }
 _OPPOSITES |= {v: k for k, v in _OPPOSITES.items() if v not in _OPPOSITES}
+# Quantifiers and hedges whose swap changes what the claim asserts.
+_QUANTIFIERS = {
+    "all": "few",
+    "most": "few",
+    "majority": "minority",
+    "always": "rarely",
+    "never": "often",
+    "consistently": "rarely",
+    "significantly": "marginally",
+    "strongly": "weakly",
+    "major": "minor",
+    "common": "rare",
+    "frequent": "rare",
+    "high": "low",
+    "low": "high",
+    "early": "late",
+    "late": "early",
+    "fewer": "more",
+    "minority": "majority",
+    "rarely": "frequently",
+}
+# Number words and fold changes, which the digit rule does not see.
+_NUMBER_WORDS = {
+    "two": "five",
+    "three": "ten",
+    "four": "two",
+    "five": "two",
+    "six": "three",
+    "ten": "three",
+    "twice": "half",
+    "double": "halve",
+    "doubled": "halved",
+    "halved": "doubled",
+    "two-fold": "ten-fold",
+    "twofold": "tenfold",
+    "three-fold": "two-fold",
+    "threefold": "twofold",
+    "ten-fold": "two-fold",
+    "tenfold": "twofold",
+    "half": "twice",
+    "single": "double",
+    "first": "third",
+    "second": "fourth",
+}
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w.]*\d)")
 
 
@@ -109,15 +167,52 @@ def negate(claim: str) -> str | None:
     return None
 
 
-def swap_direction(claim: str) -> str | None:
-    """Replace the first directional word with its opposite."""
+def _swap_first(claim: str, table: dict[str, str]) -> str | None:
+    """Replace the first word found in ``table`` with its entry, keeping punctuation."""
     words = claim.split(" ")
     for i, word in enumerate(words):
         bare = word.strip(".,;:()").lower()
-        if bare in _OPPOSITES:
-            words[i] = word.replace(bare, _OPPOSITES[bare]) if word.islower() else _OPPOSITES[bare]
+        if bare in table:
+            new = table[bare]
+            start = word.lower().find(bare)
+            if word[start : start + 1].isupper():
+                new = new[0].upper() + new[1:]
+            words[i] = word[:start] + new + word[start + len(bare) :]
             return " ".join(words)
     return None
+
+
+def swap_direction(claim: str) -> str | None:
+    """Replace the first directional word with its opposite."""
+    return _swap_first(claim, _OPPOSITES)
+
+
+def swap_quantifier(claim: str) -> str | None:
+    """Replace the first quantifier or hedge with one that asserts something else."""
+    return _swap_first(claim, _QUANTIFIERS)
+
+
+def change_number_word(claim: str) -> str | None:
+    """Change a number written as a word or a fold change ("two-fold" -> "ten-fold")."""
+    return _swap_first(claim, _NUMBER_WORDS)
+
+
+_COMPARISON = re.compile(
+    r"\b(in|of|with|among|for) ([\w-]+(?: [\w-]+){0,2}) (?:than|compared with|compared to|versus|vs\.?) "
+    r"(?:in |of |with |among |for )?([\w-]+(?: [\w-]+){0,2})",
+    re.IGNORECASE,
+)
+
+
+def reverse_comparison(claim: str) -> str | None:
+    """``A is higher in X than in Y`` -> ``... in Y than in X`` (the two sides swapped)."""
+    m = _COMPARISON.search(claim)
+    if not m or m.group(2).lower() == m.group(3).lower():
+        return None
+    left, right = m.group(2), m.group(3)
+    text = m.group(0)
+    swapped = text.replace(left, "\0", 1).replace(right, left, 1).replace("\0", right, 1)
+    return claim[: m.start()] + swapped + claim[m.end() :]
 
 
 def change_number(claim: str, rng: random.Random) -> str | None:
@@ -137,7 +232,14 @@ def change_number(claim: str, rng: random.Random) -> str | None:
 
 def contradict(claim: str, rng: random.Random) -> str | None:
     """A claim that the evidence supporting ``claim`` would contradict, or None."""
-    makers = [lambda c: change_number(c, rng), swap_direction, negate]
+    makers = [
+        lambda c: change_number(c, rng),
+        swap_direction,
+        negate,
+        swap_quantifier,
+        change_number_word,
+        reverse_comparison,
+    ]
     rng.shuffle(makers)
     for make in makers:
         made = make(claim)

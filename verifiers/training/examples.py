@@ -11,6 +11,11 @@ ENTAILMENT = 0
 NEUTRAL = 1
 CONTRADICTION = 2
 LABEL_NAMES: tuple[str, ...] = ("entailment", "neutral", "contradiction")
+# Training-only label for binary sets (entailment vs not): "not entailed" may be neutral or
+# contradicted, so it trains only the entailment side, P(entailment) = relevance x support.
+NOT_ENTAILMENT = 3
+# Share of PubMedQA and BioASQ questions kept for ``veriproxy eval answers``: never trained on.
+ANSWER_EVAL_FRACTION = 0.3
 
 # Dataset spellings → label id (the mapping in ../shared/data/README.md).
 LABEL_OF: dict[str, int] = {
@@ -53,3 +58,9 @@ def is_validation(group: str, fraction: float) -> bool:
     """Stable hash split by claim group, independent of run order and seed."""
     digest = hashlib.sha256(group.encode("utf-8")).digest()
     return int.from_bytes(digest[:4], "big") / 2**32 < fraction
+
+
+def is_answer_eval(group: str) -> bool:
+    """Whether a question (``pubmedqa:PMID``, ``bioasq:ID``) belongs to the answer-level
+    evaluation items; a salted hash, so it is independent of the validation split."""
+    return is_validation(f"answers:{group}", ANSWER_EVAL_FRACTION)

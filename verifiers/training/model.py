@@ -12,6 +12,8 @@ import torch
 from torch import nn
 from transformers import AutoModel
 
+from verifiers.training.examples import CONTRADICTION, ENTAILMENT, NOT_ENTAILMENT
+
 
 class FactorizedNLI(nn.Module):
     def __init__(self, base_path: str, dropout: float = 0.1) -> None:
@@ -50,13 +52,33 @@ def probabilities(logits: torch.Tensor) -> torch.Tensor:
     return torch.stack((relevant * support, 1.0 - relevant, relevant * (1.0 - support)), dim=1)
 
 
+def _masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    return (values * mask).sum() / mask.sum().clamp(min=1.0)
+
+
 def loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    """Relevance on every pair; stance only on relevant pairs (label 0 or 2)."""
-    relevant = (labels != 1).to(logits.dtype)
-    rel_loss = nn.functional.binary_cross_entropy_with_logits(logits[:, 0], relevant)
-    supported = (labels == 0).to(logits.dtype)
+    """Relevance on every three-way pair; stance only on relevant pairs (label 0 or 2).
+
+    Binary negatives (``NOT_ENTAILMENT``, label 3) say only that the claim is not entailed, so
+    they push down P(entailment) = relevance x support and leave the split between neutral and
+    contradiction to the three-way data.
+    """
+    three_way = (labels != NOT_ENTAILMENT).to(logits.dtype)
+    relevant = ((labels == ENTAILMENT) | (labels == CONTRADICTION)).to(logits.dtype)
+    rel = nn.functional.binary_cross_entropy_with_logits(
+        logits[:, 0], relevant, reduction="none"
+    )
+    supported = (labels == ENTAILMENT).to(logits.dtype)
     stance = nn.functional.binary_cross_entropy_with_logits(
         logits[:, 1], supported, reduction="none"
     )
-    stance_loss = (stance * relevant).sum() / relevant.sum().clamp(min=1.0)
-    return rel_loss + stance_loss
+    total = _masked_mean(rel, three_way) + _masked_mean(stance, relevant)
+    not_entailed = (labels == NOT_ENTAILMENT).to(logits.dtype)
+    if bool(not_entailed.any()):
+        log_entailed = nn.functional.logsigmoid(logits[:, 0]) + nn.functional.logsigmoid(
+            logits[:, 1]
+        )
+        # -log(1 - P(entailment)), kept finite as P(entailment) approaches 1.
+        binary = -torch.log1p(-torch.exp(log_entailed).clamp(max=1.0 - 1e-6))
+        total = total + _masked_mean(binary, not_entailed)
+    return total

@@ -1,5 +1,10 @@
-"""``veriproxy train-nli`` end to end: data → training → ONNX → int8 → parity → calibrated
-thresholds → model directory (graph, tokenizer, ``nli_config.json``, ``MODEL_CARD.md``)."""
+"""``veriproxy train-nli`` end to end: data → stage one (general NLI) → stage two (biomedical)
+→ ONNX → int8 → parity → calibrated thresholds → model directory (graph, tokenizer,
+``nli_config.json``, ``MODEL_CARD.md``).
+
+Each stage trains in its own folder under ``work_dir`` with its own checkpoints, so ``--resume``
+picks up wherever the run stopped; stage two starts from stage one's weights.
+"""
 
 from __future__ import annotations
 
@@ -10,14 +15,16 @@ import shutil
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from verifiers.nli.bundled import CONFIG_FILE, BundledNLI
+from verifiers.nli.bundled import CONFIG_FILE, BundledNLI, load_tokenizer
 from verifiers.nli.decide import Rule
 from verifiers.training import benchmarks, card
-from verifiers.training.dataset import VALIDATION_FRACTION, build
+from verifiers.training.dataset import VALIDATION_FRACTION, build, build_general
 from verifiers.training.evaluate import calibrate, score_items
 from verifiers.training.examples import LABEL_NAMES
 from verifiers.training.export import INPUT_NAMES, OUTPUT_NAME, export_onnx, parity, quantize
-from verifiers.training.train import TrainConfig, train
+from verifiers.training.general import snli_test
+from verifiers.training.model import FactorizedNLI
+from verifiers.training.train import TrainConfig, predict_labels, train
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +45,7 @@ class PipelineConfig:
     work_dir: Path
     base_path: Path
     epochs: int = 1
+    general_epochs: int = 1
     max_length: int = 128
     max_pairs: int | None = None
     threads: int = 2
@@ -46,23 +54,52 @@ class PipelineConfig:
     max_steps: int | None = None
 
 
+def _snli_accuracy(model: FactorizedNLI, config: PipelineConfig) -> float:
+    rows = snli_test(config.data_dir)
+    if config.max_pairs is not None:
+        rows = rows[: max(config.max_pairs // 4, 8)]
+    tokenizer = load_tokenizer(config.base_path / TOKENIZER_FILE, config.max_length)
+    predicted = predict_labels(model, tokenizer, rows)
+    return sum(p == r.label for p, r in zip(predicted, rows, strict=True)) / len(rows)
+
+
 def run(config: PipelineConfig) -> Path:
     """Reproduces the bundled model into ``config.out``; returns that directory."""
-    splits = build(config.data_dir, seed=config.seed, max_pairs=config.max_pairs)
-    log.info("data: %s", splits.summary())
     work = config.work_dir
     if not config.resume and work.exists():
         shutil.rmtree(work)
-    settings = TrainConfig(
+    tokenizer_path = config.base_path / TOKENIZER_FILE
+
+    general = build_general(config.data_dir, seed=config.seed, max_pairs=config.max_pairs)
+    log.info("stage one data: %s", general.summary())
+    stage_one = TrainConfig(
         base_path=str(config.base_path),
-        work_dir=work,
-        epochs=config.epochs,
+        work_dir=work / "general",
+        epochs=config.general_epochs,
         max_length=config.max_length,
         seed=config.seed,
         threads=config.threads,
         max_steps=config.max_steps,
     )
-    model = train(settings, splits.train, config.base_path / TOKENIZER_FILE)
+    model = train(stage_one, general.train, tokenizer_path)
+    snli_general = _snli_accuracy(model, config)
+    log.info("stage one: SNLI test accuracy %.3f", snli_general)
+
+    splits = build(config.data_dir, seed=config.seed, max_pairs=config.max_pairs)
+    log.info("stage two data: %s", splits.summary())
+    settings = TrainConfig(
+        base_path=str(config.base_path),
+        work_dir=work / "biomedical",
+        epochs=config.epochs,
+        max_length=config.max_length,
+        seed=config.seed,
+        threads=config.threads,
+        max_steps=config.max_steps,
+        init_weights=stage_one.work_dir / "model.pt",
+    )
+    model = train(settings, splits.train, tokenizer_path)
+    snli_final = _snli_accuracy(model, config)
+    log.info("stage two: SNLI test accuracy %.3f", snli_final)
 
     out = config.out
     out.mkdir(parents=True, exist_ok=True)
@@ -86,10 +123,20 @@ def run(config: PipelineConfig) -> Path:
 
     training = {
         "settings": {
-            k: v for k, v in asdict(settings).items() if k not in {"base_path", "work_dir"}
+            k: v
+            for k, v in asdict(settings).items()
+            if k not in {"base_path", "work_dir", "init_weights"}
         }
-        | {"base_model": "sentence-transformers/all-MiniLM-L6-v2"},
-        "pairs": {"train": len(splits.train), "validation": len(splits.validation)},
+        | {
+            "base_model": "sentence-transformers/all-MiniLM-L6-v2",
+            "general_epochs": config.general_epochs,
+        },
+        "pairs": {
+            "general": len(general.train),
+            "train": len(splits.train),
+            "validation": len(splits.validation),
+        },
+        "snli_test_accuracy": {"stage_one": round(snli_general, 4), "final": round(snli_final, 4)},
         "parity": asdict(check) | {"passed": check.passed},
         "precision_kept": kept,
         "calibration_items": len(items),

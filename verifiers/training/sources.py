@@ -2,7 +2,10 @@
 
 Each reader yields supported/contradicted pairs from gold rationale windows and neutral pairs
 from non-rationale windows of the same abstract (hard) or of another one (easy). HealthVer is
-never read here: it stays held out for ``veriproxy eval nli --dataset healthver``.
+not read here: its dev split stays held out for ``veriproxy eval nli --dataset healthver``;
+its training split is (``healthver_train``), minus any claim the dev split also holds.
+PubMedQA and BioASQ questions picked for ``veriproxy eval answers`` (``is_answer_eval``) are
+never read for training.
 """
 
 from __future__ import annotations
@@ -15,7 +18,14 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from verifiers.training.claims import question_to_claims
-from verifiers.training.examples import CONTRADICTION, ENTAILMENT, LABEL_OF, NEUTRAL, Example
+from verifiers.training.examples import (
+    CONTRADICTION,
+    ENTAILMENT,
+    LABEL_OF,
+    NEUTRAL,
+    Example,
+    is_answer_eval,
+)
 
 csv.field_size_limit(10**7)
 
@@ -147,7 +157,7 @@ def _yes_no_pairs(
 def pubmedqa(data: Path, rng: random.Random) -> Iterator[Example]:
     """Questions as claims against the abstract's conclusion (its long answer)."""
     rows = json.loads((data / "pubmedqa" / "ori_pqal.json").read_text(encoding="utf-8"))
-    items = list(rows.items())
+    items = [(pmid, row) for pmid, row in rows.items() if not is_answer_eval(f"pubmedqa:{pmid}")]
     for pmid, row in items:
         group = f"pubmedqa:{pmid}"
         yield from _yes_no_pairs(
@@ -165,10 +175,11 @@ def bioasq(data: Path, rng: random.Random) -> Iterator[Example]:
     for path in sorted((data / "bioasq").glob("*_golden.json")):
         questions = json.loads(path.read_text(encoding="utf-8"))["questions"]
         for q in questions:
-            if q.get("type") != "yesno" or q["body"] in seen:
+            group = f"bioasq:{q['id']}"
+            held = is_answer_eval(f"bioasq:{q['body'].strip()}")
+            if q.get("type") != "yesno" or q["body"] in seen or held:
                 continue
             seen.add(q["body"])
-            group = f"bioasq:{q['id']}"
             ideal = q.get("ideal_answer") or []
             premise = ideal[0] if isinstance(ideal, list) and ideal else str(ideal)
             yield from _yes_no_pairs(
@@ -217,6 +228,34 @@ def citation_integrity(data: Path, rng: random.Random) -> Iterator[Example]:
                 )
 
 
+def _normalised_claim(text: str) -> str:
+    return " ".join(text.lower().split()).strip(" .")
+
+
+def healthver_train(data: Path, rng: random.Random) -> Iterator[Example]:
+    """HealthVer's training split (MultiVerS format); claims also in the dev split are dropped."""
+    with (data / "healthver" / "healthver_dev.csv").open(encoding="utf-8", newline="") as f:
+        held_out = {_normalised_claim(row["claim"]) for row in csv.DictReader(f)}
+    folder = data / "healthver_train"
+    corpus = read_corpus(folder / "corpus.jsonl", "doc_id")
+    for row in read_jsonl(folder / "claims_train.jsonl"):
+        claim = str(row["claim"]).strip()
+        if _normalised_claim(claim) in held_out:
+            continue
+        evidence: dict[str, list[dict[str, object]]] = row["evidence"]  # type: ignore[assignment]
+        for doc_id in row["doc_ids"]:  # type: ignore[attr-defined]
+            sentences = corpus.get(str(doc_id))
+            if not sentences:
+                continue
+            rationales = [
+                (list(e["sentences"]), LABEL_OF[str(e["label"])])  # type: ignore[call-overload]
+                for e in evidence.get(str(doc_id), [])
+            ]
+            yield from _claim_doc_examples(
+                claim, f"healthver:{row['id']}", "healthver", sentences, rationales, rng, 1
+            )
+
+
 READERS = {
     "scifact": scifact,
     "checkcovid": check_covid,
@@ -225,4 +264,5 @@ READERS = {
     "bioasq": bioasq,
     "nli4ct": nli4ct,
     "citint": citation_integrity,
+    "healthver": healthver_train,
 }

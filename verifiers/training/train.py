@@ -41,6 +41,8 @@ class TrainConfig:
     threads: int = 2
     # Stop early (the schedule still spans all epochs): ships a model from a partial run.
     max_steps: int | None = None
+    # Weights to start from (stage two starts from stage one's ``model.pt``); None: the base.
+    init_weights: Path | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +89,9 @@ def train(config: TrainConfig, rows: list[Example], tokenizer_path: Path) -> Fac
     tokenizer = load_tokenizer(tokenizer_path, config.max_length)
     lengths = [len(e.ids) for e in tokenize(tokenizer, [(r.premise, r.hypothesis) for r in rows])]
     model = FactorizedNLI(config.base_path)
+    if config.init_weights is not None:
+        model.load_state_dict(torch.load(config.init_weights, weights_only=True))
+        log.info("starting from %s", config.init_weights)
     model.encoder.embeddings.word_embeddings.weight.requires_grad_(False)
     encoder_params = [p for p in model.encoder.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(
@@ -153,6 +158,24 @@ def train(config: TrainConfig, rows: list[Example], tokenizer_path: Path) -> Fac
     torch.save(model.state_dict(), config.work_dir / "model.pt")
     model.eval()
     return model
+
+
+@torch.no_grad()
+def predict_labels(
+    model: FactorizedNLI, tokenizer: Tokenizer, rows: Sequence[Example], batch_size: int = 64
+) -> list[int]:
+    """Three-way argmax labels for ``rows``, in batches of similar length."""
+    model.eval()
+    pairs = [(r.premise, r.hypothesis) for r in rows]
+    order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
+    labels = [0] * len(pairs)
+    for start in range(0, len(order), batch_size):
+        batch = order[start : start + batch_size]
+        enc = encode(tokenizer, [pairs[i] for i in batch])
+        probs = model(enc.input_ids, enc.attention_mask, enc.token_type_ids)
+        for i, label in zip(batch, probs.argmax(dim=1).tolist(), strict=True):
+            labels[i] = int(label)
+    return labels
 
 
 def _save(
