@@ -157,6 +157,9 @@ class Policy:
     stream_mode: StreamMode = StreamMode.ANNOTATE
     shadow: bool = False
     on_verifier_error: OnVerifierError = OnVerifierError.FLAG
+    # May a caller skip verification with ``veriproxy.verify: false``? Off unless the policy
+    # says so: a policy that guards its users must not be one request option away from nothing.
+    allow_client_opt_out: bool = False
     messages: Messages = field(default_factory=Messages)
     sentence_rules: tuple[SentenceRule, ...] = ()
     response_rules: tuple[ResponseRule, ...] = ()

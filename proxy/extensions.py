@@ -39,6 +39,9 @@ class RequestContext:
     model: str
     stream: bool
     tenant: str | None = None  # from the proxy key; None in keyless mode
+    # The policies the caller's key is bound to (its allow-list); the first is the key's own
+    # policy, used when the request names none. Empty: the key is not bound.
+    key_policies: tuple[str, ...] = ()
     options: RequestOptions = field(default_factory=RequestOptions)
     # Shared scratch space for one request's extension steps (e.g. "evidence" -> Evidence).
     attachments: dict[str, Any] = field(default_factory=dict)

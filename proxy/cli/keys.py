@@ -29,7 +29,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--model", action="append", default=[], help="allowed model (repeat; default: any)"
     )
     create.add_argument(
-        "--policy", action="append", default=[], help="allowed policy (repeat; default: any)"
+        "--policy",
+        action="append",
+        default=[],
+        help="the key's policy: always applied to its requests (repeat to let it choose among "
+        "several; the first is used when a request names none; default: any, chosen by match)",
     )
     create.set_defaults(func=lambda a: _run(a, _create))
 

@@ -32,6 +32,7 @@ async def chat_completions(request: Request) -> Response:
         model=chat.model,
         stream=chat.stream,
         tenant=principal.tenant,
+        key_policies=principal.allowed_policies,
         options=options,
     )
     service: ChatService = state.chat_service

@@ -3,9 +3,11 @@
 Body: ``{"answer": "...", "evidence": [{"pmid", "title", "abstract" | "sentences"}, ...]}`` or
 ``{"answer": "...", "question": "..."}`` to retrieve the evidence first with the configured
 retriever (``settings.retrieval``; the demo index by default). Response: the response-level
-report (``verifiers/schema/response_report.schema.json``) with the policy fields left at their
-defaults. The verifier is the chat pipeline's when verification is on, else built once from
-``settings.verification.verifier``.
+report (``verifiers/schema/response_report.schema.json``) with the caller's policy applied, as
+a chat completion gets it (``veriproxy.policy`` in the body or ``X-Veriproxy-Policy``, else the
+key's own policy, else the one matching the tenant, else ``default``): a sentence citing a PMID
+that is not in the evidence is never ``verified``. The verifier is the chat pipeline's when
+verification is on, else built once from ``settings.verification.verifier``.
 """
 
 from __future__ import annotations
@@ -20,9 +22,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from policies import Policy, PolicyStore, apply_policy
+from proxy.auth import Principal, require_policy
 from proxy.errors import InvalidRequest, ServiceUnavailable
-from proxy.protocol import read_body
+from proxy.protocol import parse_options, read_body
 from proxy.retrieval.base import Retriever
+from proxy.verification.selection import select_policy
 from verifiers import Evidence, to_json
 from verifiers.engine import Verifier
 from verifiers.windows import make_evidence
@@ -53,14 +58,44 @@ class VerifyRequestModel(BaseModel):
     evidence: list[_EvidenceModel] | None = Field(default=None, max_length=MAX_EVIDENCE)
     question: str | None = Field(default=None, min_length=1)
     top_k: int = Field(default=10, ge=1, le=MAX_TOP_K)
+    veriproxy: dict[str, Any] | None = None  # per-request options, as in a chat completion
 
 
 async def verify(request: Request) -> JSONResponse:
     body = _parse(await read_body(request, request.app.state.settings.max_body_bytes))
+    policy = await _policy(request, body)
     evidence = await _evidence(request, body)
     verifier = await anyio.to_thread.run_sync(_verifier, request)
     report = await verifier.averify(body.answer, evidence)
-    return JSONResponse(to_json(report))
+    return JSONResponse(to_json(apply_policy(policy, report)))
+
+
+async def _policy(request: Request, body: VerifyRequestModel) -> Policy:
+    principal: Principal = request.state.principal
+    options = parse_options(body.veriproxy, request.headers)
+    if options.policy is not None:
+        require_policy(principal, options.policy)
+    store = await anyio.to_thread.run_sync(_policies, request)
+    return select_policy(
+        store,
+        tenant=principal.tenant,
+        model=None,
+        requested=options.policy,
+        key_policies=principal.allowed_policies,
+    )
+
+
+def _policies(request: Request) -> PolicyStore:
+    """The chat pipeline's policies, or (verification off) the configured ones, read once."""
+    state = request.app.state
+    with _lock:
+        store: PolicyStore | None = state.policies or getattr(state, "verify_policies", None)
+        if store is None:
+            settings = state.settings.verification
+            dirs = (settings.policies_dir,) if settings.policies_dir else ()
+            store = PolicyStore(*dirs, default=settings.default_policy)
+            state.verify_policies = store
+        return store
 
 
 def _parse(raw: bytes) -> VerifyRequestModel:

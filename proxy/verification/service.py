@@ -21,15 +21,16 @@ published schema says.
 from __future__ import annotations
 
 import threading
-from collections.abc import AsyncIterator, Sequence
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import aclosing
+from dataclasses import replace
 from typing import Any
 
-from policies import Policy, PolicyError, PolicyNotAllowed, PolicyNotFound, PolicyStore, StreamMode
+from policies import Policy, PolicyStore, StreamMode
 from proxy.audit.record import ResponseContext
 from proxy.audit.recorder import ResponseRecorder
-from proxy.auth import PermissionDenied
-from proxy.errors import InvalidRequest, ProxyError
+from proxy.errors import ProxyError
 from proxy.evidence import ERROR_KEY, EVIDENCE_KEY
 from proxy.extensions import RequestContext
 from proxy.metrics import Metrics
@@ -37,12 +38,15 @@ from proxy.protocol import ChatRequest
 from proxy.streaming import StreamChunk
 from proxy.verification._settings import VerificationSettings
 from proxy.verification.redact import enforce_on_completion
+from proxy.verification.selection import check_opt_out, select_policy, skipped_reason
 from proxy.verification.session import Outcome, VerificationSession
+from proxy.verification.shapes import TEXT_PART_SEPARATOR, choice_shapes, message_text
 from proxy.verification.streams import annotate_stream, failure_reason, gate_stream
-from verifiers import Evidence
+from verifiers import Evidence, ReportStatus, ResponseReport
 from verifiers.engine import Verifier
 
 POLICY_KEY = "policy"
+SKIPPED_KEY = "verification_skipped"  # the client opted out and the policy allowed it
 HEADERS_KEY = "response_headers"
 INCLUDE_EVIDENCE = "include_evidence"  # per-request option: send the abstracts too
 DOCUMENTS_FIELD = "evidence_documents"
@@ -76,8 +80,14 @@ class VerificationService:
     # -- preparer ---------------------------------------------------------------------------
 
     async def prepare(self, request: ChatRequest, ctx: RequestContext) -> ChatRequest:
-        if self._enabled(ctx):
-            ctx.attachments[POLICY_KEY] = self._select_policy(ctx)
+        if not self._settings.enabled:
+            return request
+        policy = self._select_policy(ctx)
+        if ctx.options.verify is False:
+            check_opt_out(policy)  # 403 unless the policy lets callers skip verification
+            ctx.attachments[SKIPPED_KEY] = policy
+        else:
+            ctx.attachments[POLICY_KEY] = policy
         return request
 
     # -- stream transformer -----------------------------------------------------------------
@@ -85,6 +95,9 @@ class VerificationService:
     def transform(
         self, chunks: AsyncIterator[StreamChunk], ctx: RequestContext
     ) -> AsyncIterator[StreamChunk]:
+        skipped = ctx.attachments.get(SKIPPED_KEY)
+        if isinstance(skipped, Policy):
+            return _recorded(chunks, lambda answer: self._record_skipped(skipped, ctx, answer))
         session = self._session(ctx)
         if session is None:
             return chunks
@@ -97,6 +110,12 @@ class VerificationService:
     # -- response finaliser -----------------------------------------------------------------
 
     async def finalise(self, completion: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
+        skipped = ctx.attachments.get(SKIPPED_KEY)
+        if isinstance(skipped, Policy):
+            answer = TEXT_PART_SEPARATOR.join(map(message_text, choice_shapes(completion)))
+            report = self._record_skipped(skipped, ctx, answer)
+            ctx.attachments[HEADERS_KEY] = {"X-Veriproxy-Status": report.status.value}
+            return completion
         session = self._session(ctx)
         answer = _answer_of(completion)
         if session is None or answer is None:
@@ -123,18 +142,33 @@ class VerificationService:
 
     # -- helpers ----------------------------------------------------------------------------
 
-    def _enabled(self, ctx: RequestContext) -> bool:
-        return self._settings.enabled and ctx.options.verify is not False
-
     def _select_policy(self, ctx: RequestContext) -> Policy:
-        try:
-            return self._policies.select(
-                tenant=ctx.tenant, model=ctx.model, requested=ctx.options.policy, allow_choice=True
-            )
-        except PolicyNotAllowed as exc:
-            raise PermissionDenied(str(exc)) from None
-        except (PolicyNotFound, PolicyError) as exc:
-            raise InvalidRequest(str(exc), param="veriproxy.policy") from None
+        return select_policy(
+            self._policies,
+            tenant=ctx.tenant,
+            model=ctx.model,
+            requested=ctx.options.policy,
+            key_policies=ctx.key_policies,
+        )
+
+    def _record_skipped(self, policy: Policy, ctx: RequestContext, answer: str) -> ResponseReport:
+        """Audit an answer whose caller skipped verification, as the policy allowed."""
+        base = self.verifier.report((), (), {}, time.perf_counter())
+        report = replace(
+            base,
+            status=ReportStatus.UNVERIFIED,
+            faithful=False,
+            policy=policy.name,
+            shadow=policy.shadow,
+            error=skipped_reason(policy),
+        )
+        self._recorder.record_response(
+            report,
+            ResponseContext(
+                request_id=ctx.request_id, tenant=ctx.tenant, model=ctx.model, answer=answer
+            ),
+        )
+        return report
 
     def _session(self, ctx: RequestContext) -> VerificationSession | None:
         policy = ctx.attachments.get(POLICY_KEY)
@@ -189,6 +223,25 @@ def _documents(evidence: Sequence[Evidence]) -> list[dict[str, Any]]:
         }
         for e in evidence
     ]
+
+
+async def _recorded(
+    stream: AsyncIterator[StreamChunk], record: Callable[[str], object]
+) -> AsyncIterator[StreamChunk]:
+    """``stream`` unchanged; at its end (or the client's) ``record`` gets the text it carried."""
+    texts: list[str] = []
+    try:
+        async with aclosing(stream):  # type: ignore[type-var]
+            async for chunk in stream:
+                data = chunk.data
+                for choice in (data or {}).get("choices") or ():
+                    delta = choice.get("delta") if isinstance(choice, dict) else None
+                    content = delta.get("content") if isinstance(delta, dict) else None
+                    if isinstance(content, str):
+                        texts.append(content)
+                yield chunk
+    finally:
+        record("".join(texts))
 
 
 async def _with_documents(

@@ -79,7 +79,42 @@ def test_verifies_answer_against_given_evidence(verify_proxy: RunningProxy) -> N
     }
     assert ANSWER[sentence["start"] : sentence["end"]] == sentence["text"]
     assert report["faithful"] is False
-    assert report["status"] == "verified"
+    # The caller's policy applies (here ``default``): a fabricated citation is never "verified".
+    assert report["policy"] == "default"
+    assert report["status"] == "flagged" and "flag-invalid-citation" in report["rules_fired"]
+    assert report["sentences"][2]["action"] == "flag"
+
+
+@pytest.mark.parametrize(
+    ("policy", "how", "status", "rule"),
+    [
+        ("clinical-strict", "body", "redacted", "redact-fabricated-citation"),
+        ("clinical-strict", "header", "redacted", "redact-fabricated-citation"),
+        ("veterinary", "body", "redacted", "redact-invalid-citation"),
+    ],
+)
+def test_the_named_policy_decides_the_status(
+    verify_proxy: RunningProxy, policy: str, how: str, status: str, rule: str
+) -> None:
+    body: dict[str, Any] = {"answer": ANSWER, "evidence": EVIDENCE}
+    headers = {}
+    if how == "body":
+        body["veriproxy"] = {"policy": policy}
+    else:
+        headers["X-Veriproxy-Policy"] = policy
+    resp = httpx.post(f"{verify_proxy.base_url}/verify", json=body, headers=headers, timeout=60)
+    assert resp.status_code == 200, resp.text
+    report = resp.json()
+    assert report["policy"] == policy and report["status"] == status
+    assert rule in report["rules_fired"]
+
+
+def test_unknown_policy_is_a_400(verify_proxy: RunningProxy) -> None:
+    resp = post(
+        verify_proxy, {"answer": ANSWER, "evidence": EVIDENCE, "veriproxy": {"policy": "x"}}
+    )
+    assert resp.status_code == 400
+    assert resp.json()["error"]["param"] == "veriproxy.policy"
 
 
 def test_evidence_as_text_with_numeric_ids(verify_proxy: RunningProxy) -> None:
