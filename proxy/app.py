@@ -69,7 +69,12 @@ def create_app(
             router = UpstreamRouter(settings, http)
             app.state.router = router
             app.state.chat_service = ChatService(
-                router, metrics, pipeline.extensions, secrets, retry=settings.retry
+                router,
+                metrics,
+                pipeline.extensions,
+                secrets,
+                retry=settings.retry,
+                stream_seconds=settings.limits.stream_seconds,
             )
             await pipeline.start()
             app.state.ready = True

@@ -14,19 +14,27 @@ closes the upstream request at once.
 
 from __future__ import annotations
 
-import json
+import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 
-from proxy.errors import ProxyError, UpstreamError, UpstreamProtocolError, error_body
+from proxy.errors import (
+    ProxyError,
+    UpstreamError,
+    UpstreamProtocolError,
+    UpstreamStreamError,
+    error_body,
+)
 from proxy.extensions import NO_EXTENSIONS, Extensions, RequestContext
+from proxy.limits import DEFAULT_STREAM_SECONDS, StageTimeout
 from proxy.metrics import Metrics
 from proxy.protocol import ChatRequest
 from proxy.retry import DEFAULT_RETRY, RetryPolicy, with_retries
-from proxy.streaming import DONE, StreamChunk, error_event
+from proxy.scrub import Scrubber
+from proxy.streaming import DONE, StreamChunk, error_event, json_bytes
 from proxy.upstream import UpstreamRouter
 
 logger = logging.getLogger("veriproxy.chat")
@@ -65,12 +73,15 @@ class ChatService:
         extensions: Extensions = NO_EXTENSIONS,
         secrets: tuple[str, ...] = (),
         retry: RetryPolicy = DEFAULT_RETRY,
+        stream_seconds: float = DEFAULT_STREAM_SECONDS,
     ) -> None:
         self._retry = retry
+        self._stream_seconds = stream_seconds
         self._router = router
         self._metrics = metrics
         self._extensions = extensions
         self._secrets = secrets
+        self._scrub = Scrubber(secrets)
 
     async def _prepare(self, request: ChatRequest, ctx: RequestContext) -> ChatRequest:
         for preparer in self._extensions.preparers:
@@ -92,11 +103,12 @@ class ChatService:
             self._metrics.upstream_error(exc, route.label)
             raise
         self._metrics.observe_stage("upstream_total", time.perf_counter() - started)
+        relayed = self._scrub.headers(completion.headers)
         if not self._extensions.finalisers:
-            return ChatResponse(completion.raw, completion.headers)
+            return ChatResponse(self._scrub.raw(completion.raw), relayed)
         for finaliser in self._extensions.finalisers:
             data = await finaliser.finalise(data, ctx)
-        return ChatResponse(json.dumps(data, ensure_ascii=False).encode(), completion.headers)
+        return ChatResponse(self._scrub.raw(json_bytes(data)), relayed)
 
     async def open_stream(
         self, request: ChatRequest, ctx: RequestContext, headers: Mapping[str, str]
@@ -116,7 +128,7 @@ class ChatService:
                 self._metrics.upstream_error(exc, route.label)
             await stack.aclose()
             raise
-        source = _until_done(chunks, self._metrics, started)
+        source = _until_done(chunks, self._metrics, started, self._stream_seconds)
         for transformer in self._extensions.transformers:
             source = transformer.transform(source, ctx)
         return ManagedStream(self._relay(source, route.label, started), stack)
@@ -131,12 +143,12 @@ class ChatService:
                 if first:
                     self._metrics.observe_stage("upstream_ttft", time.perf_counter() - started)
                     first = False
-                yield chunk.raw
+                yield self._scrub.raw(chunk.raw)
             yield DONE
         except ProxyError as exc:
             if isinstance(exc, UpstreamError):
                 self._metrics.upstream_error(exc, label, mid_stream=True)
-            logger.warning("stream ended by upstream error: %s", exc.message)
+            logger.warning("stream ended by upstream error: %s", self._scrub.text(exc.message))
             yield error_event(error_body(exc, self._secrets)[1])
             yield DONE
         except Exception as exc:
@@ -151,14 +163,26 @@ class ChatService:
 
 
 async def _until_done(
-    chunks: AsyncIterator[StreamChunk], metrics: Metrics, started: float
+    chunks: AsyncIterator[StreamChunk], metrics: Metrics, started: float, seconds: float
 ) -> AsyncIterator[StreamChunk]:
-    """Upstream chunks up to ``[DONE]``, each checked to be JSON; a stream cut short raises."""
-    async for chunk in chunks:
+    """Upstream chunks up to ``[DONE]``, each checked to be JSON; a stream cut short, an error
+    event, or a stream still open ``seconds`` after it started raises. The deadline is raised
+    here, below the stream transformers, so verification records why the answer stopped."""
+    end = asyncio.get_running_loop().time() + seconds
+    while True:
+        try:
+            async with asyncio.timeout_at(end):
+                chunk = await anext(chunks)
+        except StopAsyncIteration:
+            break
+        except TimeoutError:
+            raise StageTimeout("stream", seconds) from None
         if chunk.is_done:
             metrics.observe_stage("upstream_total", time.perf_counter() - started)
             return
-        if chunk.data_text is not None:
-            chunk.data  # noqa: B018 -- parse now so malformed events fail here, not downstream
+        data = chunk.data  # parsed now, so a malformed event fails here, not downstream
+        if data is not None and "error" in data and not data.get("choices"):
+            # An upstream's error event ends the stream as ours does: scrubbed, then [DONE].
+            raise UpstreamStreamError.from_event(data["error"])
         yield chunk
     raise UpstreamProtocolError("upstream stream ended before [DONE]")

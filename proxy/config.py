@@ -43,6 +43,7 @@ from proxy.state._redis import DEFAULT_PREFIX, DEFAULT_RETRY_AFTER, DEFAULT_SOCK
 from proxy.state.ratelimit import DEFAULT_WINDOW_SECONDS, RateLimitSettings
 from proxy.state.ratelimit import Limits as RateLimits
 from proxy.verification._settings import (
+    DEFAULT_MAX_SENTENCE_CHARS,
     DEFAULT_POLICY,
     DEFAULT_RELOAD_SECONDS,
     DEFAULT_TIMEOUT_SECONDS,
@@ -214,6 +215,9 @@ class _LimitsModel(_Strict):
     max_tokens: int | None = Field(default=_LIM.max_tokens, ge=1)
     max_streams_per_key: int = Field(default=_LIM.max_streams_per_key, ge=1)
     request_seconds: float = Field(default=_LIM.request_seconds, gt=0)
+    stream_seconds: float = Field(default=_LIM.stream_seconds, gt=0)
+    max_event_bytes: int = Field(default=_LIM.max_event_bytes, ge=1024)
+    max_evidence_chars: int = Field(default=_LIM.max_evidence_chars, ge=1)
 
 
 class _RetryModel(_Strict):
@@ -259,6 +263,7 @@ class _VerificationModel(_Strict):
     policies_dir: str | None = Field(default=None, min_length=1)
     default_policy: str = Field(default=DEFAULT_POLICY, min_length=1)
     reload_seconds: float = Field(default=DEFAULT_RELOAD_SECONDS, gt=0)
+    max_sentence_chars: int = Field(default=DEFAULT_MAX_SENTENCE_CHARS, ge=100)
 
 
 class _SettingsModel(_Strict):

@@ -7,16 +7,19 @@
     ├── PayloadTooLarge             413  invalid_request_error / request_too_large
     ├── ModelNotFound               404  invalid_request_error / model_not_found
     ├── ServiceUnavailable          503  service_unavailable
+    ├── ClientDisconnected          499  client_closed_request (Starlette's ClientDisconnect)
     └── UpstreamError               an upstream call failed
         ├── UpstreamHTTPError       the upstream's own status, type, code and message
         ├── UpstreamTimeout         504  timeout
         ├── UpstreamUnavailable     502  upstream_unavailable (connect/protocol failure)
-        └── UpstreamProtocolError   502  upstream_error (malformed response or stream)
+        ├── UpstreamProtocolError   502  upstream_error (malformed response or stream)
+        └── UpstreamStreamError     502  upstream_error / upstream_stream_error (an error event)
 
 ``to_openai_error(exc)`` turns any exception into ``(status, {"error": {...}})``;
 ``install_error_handlers(app, secrets)`` registers it once with Starlette. Every message passes
-through :func:`sanitise` first: configured keys, ``Bearer`` tokens and ``sk-``-style keys are
-replaced by ``[redacted]``. Unexpected exceptions become a generic 500 without internals.
+through :func:`proxy.scrub.sanitise` first (configured keys, ``Bearer`` tokens and ``sk-``-style
+keys become ``[redacted]``), and so do its ``param``, ``code`` and relayed headers; a message is
+cut only after scrubbing. Unexpected exceptions become a generic 500 without internals.
 
 ``map_transport_errors()`` is the one place httpx's exceptions become ours.
 """
@@ -25,7 +28,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -33,16 +35,17 @@ from typing import Any
 import httpx
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
+
+from proxy.scrub import Scrubber
+from proxy.scrub import sanitise as sanitise  # re-exported: logs and audit import it here
 
 logger = logging.getLogger("veriproxy.errors")
 
-_KEY_PATTERNS = re.compile(
-    r"(?i)(bearer\s+)[^\s\"',]+|\b(sk|pk|rk)-[A-Za-z0-9_\-]{8,}|\b(sk-ant-)[A-Za-z0-9_\-]+"
-)
-REDACTED = "[redacted]"
-MAX_MESSAGE_CHARS = 2000
+# An upstream's non-JSON error body is kept up to this many characters; the message is cut to
+# MAX_MESSAGE_CHARS only after scrubbing (a cut before it could leave a key's prefix behind).
+MAX_ERROR_BODY_CHARS = 64 * 1024
 
 
 class ProxyError(Exception):
@@ -71,6 +74,16 @@ class ModelNotFound(ProxyError):
     status = 404
     type = "invalid_request_error"
     code = "model_not_found"
+
+
+class ClientDisconnected(ProxyError):
+    """The client went away before its request was read: nginx's 499 "client closed request".
+    Counted under that status in the metrics and the access log, never logged as an error
+    (nobody is left to receive the response)."""
+
+    status = 499
+    type = "client_closed_request"
+    code = "client_disconnected"
 
 
 class ServiceUnavailable(ProxyError):
@@ -123,9 +136,21 @@ class UpstreamHTTPError(UpstreamError):
                 param=err.get("param") if isinstance(err.get("param"), str) else None,
                 headers=headers,
             )
-        text = body.decode("utf-8", "replace").strip()[:500]
+        text = body[: MAX_ERROR_BODY_CHARS * 4].decode("utf-8", "replace").strip()
+        text = text[:MAX_ERROR_BODY_CHARS]
         message = f"upstream returned HTTP {status}" + (f": {text}" if text else "")
         return cls(status, message, headers=headers)
+
+
+class UpstreamStreamError(UpstreamError):
+    """The upstream sent an error event in the middle of its stream."""
+
+    code = "upstream_stream_error"
+
+    @classmethod
+    def from_event(cls, error: object) -> UpstreamStreamError:
+        message = error.get("message") if isinstance(error, dict) else error
+        return cls(f"upstream failed mid-stream: {message or 'no message'}")
 
 
 class UpstreamTimeout(UpstreamError):
@@ -159,15 +184,6 @@ def map_transport_errors() -> Iterator[None]:
         raise UpstreamUnavailable(f"could not reach upstream ({type(exc).__name__})") from exc
 
 
-def sanitise(text: str, secrets: Iterable[str] = (), limit: int | None = MAX_MESSAGE_CHARS) -> str:
-    """Scrub keys from text bound for a client, a log line or a metric; cut to ``limit``."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, REDACTED)
-    text = _KEY_PATTERNS.sub(lambda m: (m.group(1) or "") + REDACTED, text)
-    return text if limit is None else text[:limit]
-
-
 def error_body(exc: BaseException, secrets: Iterable[str] = ()) -> tuple[int, dict[str, Any]]:
     """``(status, {"error": {...}})`` for any exception: the one error mapping."""
     if isinstance(exc, ProxyError):
@@ -185,19 +201,24 @@ def error_body(exc: BaseException, secrets: Iterable[str] = ()) -> tuple[int, di
     else:
         status, type_, code, param = 500, "server_error", "internal_error", None
         message = "internal server error"
+    known = tuple(secrets)
     return status, {
         "error": {
-            "message": sanitise(message, secrets),
-            "type": type_,
-            "param": param,
-            "code": code,
+            "message": sanitise(message, known),
+            "type": sanitise(type_, known),
+            # Upstream errors carry the upstream's own type, param and code: scrubbed too.
+            "param": None if param is None else sanitise(param, known),
+            "code": None if code is None else sanitise(code, known),
         }
     }
 
 
 def to_openai_error(exc: BaseException, secrets: Iterable[str] = ()) -> Response:
-    status, body = error_body(exc, secrets)
-    headers = dict(exc.headers) if isinstance(exc, UpstreamHTTPError) else None
+    known = tuple(secrets)
+    status, body = error_body(exc, known)
+    headers = (
+        dict(Scrubber(known).headers(exc.headers)) if isinstance(exc, UpstreamHTTPError) else None
+    )
     return Response(
         json.dumps(body).encode(),
         status_code=status,
@@ -214,6 +235,11 @@ def install_error_handlers(app: Starlette, secrets: Iterable[str] = ()) -> None:
             logger.error("unhandled error", exc_info=exc)
         return to_openai_error(exc, known)
 
+    async def client_gone(request: Request, exc: Exception) -> Response:
+        return to_openai_error(ClientDisconnected("the client closed the request"), known)
+
     app.add_exception_handler(ProxyError, handle)
+    # A class of its own, so Starlette answers it without re-raising it to the server's log.
+    app.add_exception_handler(ClientDisconnect, client_gone)
     app.add_exception_handler(HTTPException, handle)
     app.add_exception_handler(Exception, handle)

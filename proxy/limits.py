@@ -9,6 +9,11 @@ Every limit is configurable (``limits:`` in the configuration) and each breach r
 * ``max_tokens``: 400 ``max_tokens_too_large``           (:func:`check_request`)
 * ``max_streams_per_key``: 429 ``too_many_concurrent_streams`` (:class:`StreamSlots`)
 * ``request_seconds``: 504 ``request_timeout``           (:func:`deadline`)
+* ``stream_seconds``: a stream's whole time; past it the stream ends with a ``stream_timeout``
+  error event and ``[DONE]`` (an upstream sending only keep-alives cannot hold it open)
+* ``max_event_bytes``: one upstream SSE event; a longer one ends the stream (502)
+* ``max_evidence_chars``: the evidence of one request, summed (client documents in a chat,
+  ``evidence`` of ``/v1/verify``): 413 ``evidence_too_large``
 
 Upstream connect/read/write timeouts are the ``timeouts:`` section (504 ``upstream_timeout``);
 ``retrieval.timeout_seconds`` and ``verification.timeout_seconds`` bound those stages, which
@@ -27,13 +32,15 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from proxy.errors import InvalidRequest, ProxyError
-from proxy.streaming import DONE
+from proxy.errors import InvalidRequest, PayloadTooLarge, ProxyError
+from proxy.streaming import DEFAULT_MAX_EVENT_BYTES, DONE
 
 DEFAULT_MAX_MESSAGES = 1024
 DEFAULT_MAX_PROMPT_CHARS = 2_000_000
 DEFAULT_MAX_STREAMS_PER_KEY = 64
 DEFAULT_REQUEST_SECONDS = 900.0
+DEFAULT_STREAM_SECONDS = 1800.0
+DEFAULT_MAX_EVIDENCE_CHARS = 1_000_000
 # Body fields that bound the completion's length (the newer name first).
 MAX_TOKEN_FIELDS = ("max_completion_tokens", "max_tokens")
 
@@ -47,6 +54,10 @@ class Limits:
     max_streams_per_key: int = DEFAULT_MAX_STREAMS_PER_KEY
     # From the request's arrival to the whole non-streaming answer, or to the stream's start.
     request_seconds: float = DEFAULT_REQUEST_SECONDS
+    # From the stream's start to its end.
+    stream_seconds: float = DEFAULT_STREAM_SECONDS
+    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
+    max_evidence_chars: int = DEFAULT_MAX_EVIDENCE_CHARS
 
 
 class LimitExceeded(InvalidRequest):
@@ -55,6 +66,20 @@ class LimitExceeded(InvalidRequest):
     def __init__(self, message: str, *, code: str, param: str | None = None) -> None:
         super().__init__(message, param=param)
         self.code = code
+
+
+class EvidenceTooLarge(PayloadTooLarge):
+    """413: the evidence sent with one request is longer than ``max_evidence_chars``."""
+
+    code = "evidence_too_large"
+
+
+def check_evidence_chars(chars: int, limits: Limits, param: str) -> None:
+    if chars > limits.max_evidence_chars:
+        raise EvidenceTooLarge(
+            f"the evidence's {chars} characters exceed the limit of {limits.max_evidence_chars}",
+            param=param,
+        )
 
 
 class TooManyStreams(ProxyError):

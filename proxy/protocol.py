@@ -1,9 +1,11 @@
 """The HTTP boundary of ``POST /v1/chat/completions``: read, validate, split off our options.
 
 Validation is deliberately narrow: ``model`` (non-empty string), ``messages`` (non-empty list of
-objects with a string ``role``) and ``stream`` (bool). Every other field -- tools,
-``response_format``, ``n``, ``stop``, ``logprobs``, ``seed``, ``stream_options``, fields OpenAI
-adds next year -- passes through untouched, because a proxy must forward what it does not know.
+objects with a string ``role``), ``stream`` (bool) and the fields the proxy enforces a limit on,
+``max_tokens`` / ``max_completion_tokens`` (integers, strictly: no strings, floats or booleans).
+Every other field -- tools, ``response_format``, ``n``, ``stop``, ``logprobs``, ``seed``,
+``stream_options``, fields OpenAI adds next year -- passes through untouched, because a proxy
+must forward what it does not know.
 
 Per-request veriproxy options arrive either as a top-level ``veriproxy`` object in the body
 (what ``extra_body={"veriproxy": {...}}`` in the OpenAI SDK produces) or as ``X-Veriproxy-*``
@@ -16,17 +18,21 @@ before the request goes upstream. Options this module does not know land in
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
 from starlette.requests import Request
 
 from proxy.errors import InvalidRequest, PayloadTooLarge
+from proxy.scrub import without_surrogates
 
 OPTIONS_KEY = "veriproxy"
+# A JSON escape of a UTF-16 surrogate (high or low); only then is a body walked for lone ones.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 OPTION_HEADER_PREFIX = "x-veriproxy-"
 
 
@@ -42,6 +48,10 @@ class ChatCompletionRequestModel(BaseModel):
     model: str = Field(min_length=1)
     messages: list[_Message] = Field(min_length=1)
     stream: StrictBool = False
+    # Enforced by the proxy (limits.max_tokens), so typed strictly: "100000", 1e9 or true must
+    # not slip past the cap as a value the upstream reads differently.
+    max_tokens: StrictInt | None = None
+    max_completion_tokens: StrictInt | None = None
 
 
 class _OptionsModel(BaseModel):
@@ -108,16 +118,39 @@ async def read_body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def parse_chat_request(
-    raw: bytes, headers: Mapping[str, str]
-) -> tuple[ChatRequest, RequestOptions]:
-    """Validate a chat completion body; raise :class:`InvalidRequest` naming the bad field."""
+def load_json(raw: bytes) -> tuple[Any, bool]:
+    """A request body parsed, and whether lone surrogates had to be replaced in it.
+
+    JSON can carry a lone UTF-16 surrogate (``"\\ud800"``, what JavaScript sends after cutting
+    a string inside an emoji); no UTF-8 text can hold one. Each becomes U+FFFD here, at the
+    boundary, so nothing inside (upstream request, retrieval, verifier, audit) meets it.
+    """
     try:
         data = json.loads(raw)
+        if not _SURROGATE_ESCAPE.search(raw):
+            return data, False
+        return _without_surrogates(data), True
     except RecursionError:
         raise InvalidRequest("request body is nested too deeply") from None
     except ValueError as exc:
         raise InvalidRequest(f"request body is not valid JSON: {exc.args[0]}") from None
+
+
+def _without_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        return without_surrogates(value)
+    if isinstance(value, list):
+        return [_without_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
+    return value
+
+
+def parse_chat_request(
+    raw: bytes, headers: Mapping[str, str]
+) -> tuple[ChatRequest, RequestOptions]:
+    """Validate a chat completion body; raise :class:`InvalidRequest` naming the bad field."""
+    data, cleaned = load_json(raw)
     if not isinstance(data, dict):
         raise InvalidRequest("request body must be a JSON object")
     try:
@@ -126,7 +159,8 @@ def parse_chat_request(
         raise _invalid(exc) from None
     body_options = data.pop(OPTIONS_KEY, None)
     options = parse_options(body_options, headers)
-    return ChatRequest(body=data, raw=raw if body_options is None else None), options
+    unchanged = body_options is None and not cleaned
+    return ChatRequest(body=data, raw=raw if unchanged else None), options
 
 
 def parse_options(body_options: object, headers: Mapping[str, str]) -> RequestOptions:

@@ -28,6 +28,8 @@ from starlette.types import Receive, Scope, Send
 from proxy.errors import UpstreamProtocolError
 
 DONE = b"data: [DONE]\n\n"
+# One upstream event may not exceed this (``limits.max_event_bytes``); OpenAI's are under 10 KB.
+DEFAULT_MAX_EVENT_BYTES = 4 * 1024 * 1024
 SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
 
 
@@ -41,7 +43,7 @@ class StreamChunk:
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> StreamChunk:
         text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-        return cls(raw=b"data: " + text.encode() + b"\n\n", data_text=text)
+        return cls(raw=b"data: " + _utf8(text) + b"\n\n", data_text=text)
 
     @cached_property
     def data(self) -> dict[str, Any] | None:
@@ -60,28 +62,54 @@ class StreamChunk:
         return self.data_text is not None and self.data_text.strip() == "[DONE]"
 
 
+def json_bytes(data: object) -> bytes:
+    """Compact JSON as UTF-8, whatever strings it holds (see :func:`_utf8`)."""
+    return _utf8(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+
+
+def _utf8(json_text: str) -> bytes:
+    """Encode JSON text; a lone surrogate (an upstream may send ``"\\ud800"``) is written back as
+    the same ``\\uXXXX`` escape it came in as (it can only sit inside a JSON string), instead of
+    failing the response."""
+    return json_text.encode("utf-8", "backslashreplace")
+
+
 def error_event(body: Mapping[str, Any]) -> bytes:
     """The terminal error event OpenAI-style streams end with (followed by ``[DONE]``)."""
     return b"data: " + json.dumps(body, separators=(",", ":")).encode() + b"\n\n"
 
 
 class SSEFramer:
-    """Splits a byte stream into SSE events at blank lines, keeping each event's exact bytes."""
+    """Splits a byte stream into SSE events at blank lines, keeping each event's exact bytes.
 
-    __slots__ = ("_buffer",)
+    An event longer than ``max_event_bytes`` raises :class:`UpstreamProtocolError` (a hostile
+    or broken upstream must not make the proxy buffer without end); the buffer is searched only
+    past what was searched before, so a long event costs linear time.
+    """
 
-    def __init__(self) -> None:
+    __slots__ = ("_buffer", "_max", "_scanned")
+
+    def __init__(self, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> None:
         self._buffer = b""
+        self._max = max_event_bytes
+        self._scanned = 0  # the buffer holds no event end before this offset
 
     def feed(self, data: bytes) -> list[StreamChunk]:
         self._buffer += data
         events: list[StreamChunk] = []
         while True:
-            end, sep_len = _event_end(self._buffer)
+            end, sep_len = _event_end(self._buffer, self._scanned)
             if end < 0:
+                # A separator may straddle the next read: rescan its possible first bytes.
+                self._scanned = max(0, len(self._buffer) - 3)
+                if len(self._buffer) > self._max:
+                    raise UpstreamProtocolError(
+                        f"upstream sent a stream event over the limit of {self._max} bytes"
+                    )
                 return events
             raw = self._buffer[: end + sep_len]
             self._buffer = self._buffer[end + sep_len :]
+            self._scanned = 0
             events.append(StreamChunk(raw=raw, data_text=self._payload(raw[:end])))
 
     @property
@@ -98,17 +126,20 @@ class SSEFramer:
         return b"\n".join(data).decode("utf-8", "replace")
 
 
-def _event_end(buffer: bytes) -> tuple[int, int]:
-    lf = buffer.find(b"\n\n")
-    crlf = buffer.find(b"\r\n\r\n")
+def _event_end(buffer: bytes, start: int = 0) -> tuple[int, int]:
+    lf = buffer.find(b"\n\n", start)
+    crlf = buffer.find(b"\r\n\r\n", start)
     if crlf >= 0 and (lf < 0 or crlf < lf):
         return crlf, 4
     return lf, 2
 
 
-async def frame_sse(byte_stream: AsyncIterator[bytes]) -> AsyncIterator[StreamChunk]:
-    """SSE events from a byte stream; raises :class:`UpstreamProtocolError` on a cut stream."""
-    framer = SSEFramer()
+async def frame_sse(
+    byte_stream: AsyncIterator[bytes], max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
+) -> AsyncIterator[StreamChunk]:
+    """SSE events from a byte stream; raises :class:`UpstreamProtocolError` on a cut stream
+    or an event over ``max_event_bytes``."""
+    framer = SSEFramer(max_event_bytes)
     async for data in byte_stream:
         for chunk in framer.feed(data):
             yield chunk

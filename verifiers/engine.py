@@ -20,6 +20,7 @@ import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 import anyio.to_thread
@@ -45,10 +46,18 @@ from verifiers.nli._base import NLIBackend, NLIError, NLIPair, NLIScores
 from verifiers.nli.decide import Decision, Thresholds, decide
 from verifiers.nli.registry import create_backend
 from verifiers.risk import claims_risk, response_risk, support_of
-from verifiers.segment import SentenceSpan, StreamSegmenter, segment
+from verifiers.segment import (
+    MAX_SENTENCE_CHARS,
+    SentenceSpan,
+    StreamSegmenter,
+    segment,
+    without_surrogates,
+)
 from verifiers.windows import SentenceEncoder, Window, WindowSelector, evidence_sentences
 
 GLOBAL_WINDOWS = 3
+# Sentences judged per batch when ``verify`` runs against a deadline (checked between batches).
+DEADLINE_BATCH = 16
 ON_TOPIC = 0.4  # window prefilter score from which a window's numbers are compared
 _SPACE_BEFORE_PUNCT = re.compile(
     r"\s+([.,;:!?])"
@@ -142,25 +151,50 @@ class Verifier:
 
     # -- public API -------------------------------------------------------------------------
 
-    def verify(self, answer: str, evidence: Sequence[Evidence]) -> ResponseReport:
-        """Verify a whole answer at once."""
+    def verify(
+        self, answer: str, evidence: Sequence[Evidence], *, seconds: float | None = None
+    ) -> ResponseReport:
+        """Verify a whole answer at once. With ``seconds``, sentences are judged in batches and
+        none is started past that time: the report is then ``unverified``, says how far it got,
+        and the calling thread is free again soon after the deadline (a thread cannot be
+        cancelled from outside)."""
         timer = _Timer()
         started = time.perf_counter()
-        spans = segment(answer)
+        spans = segment(without_surrogates(answer))
         timer.add("segment", started)
-        try:
-            sentences = self.annotate(spans, evidence, timer=timer)
-        except NLIError as exc:
-            return self._failed(spans, evidence, str(exc), timer, started)
+        batch = len(spans) if seconds is None else DEADLINE_BATCH
+        sentences: list[SentenceAnnotation] = []
+        for first in range(0, len(spans), max(batch, 1)):
+            if seconds is not None and time.perf_counter() - started > seconds:
+                report = self.report(sentences, evidence, timer.stages, started)
+                error = (
+                    f"verification did not finish within {seconds:g} s "
+                    f"({len(sentences)} of {len(spans)} sentences verified)"
+                )
+                return replace(report, status=ReportStatus.UNVERIFIED, faithful=False, error=error)
+            try:
+                sentences += self.annotate(
+                    spans[first : first + batch], evidence, first_index=first, timer=timer
+                )
+            except NLIError as exc:
+                return self._failed(spans, evidence, str(exc), timer, started)
         return self.report(sentences, evidence, timer.stages, started)
 
-    async def averify(self, answer: str, evidence: Sequence[Evidence]) -> ResponseReport:
+    async def averify(
+        self, answer: str, evidence: Sequence[Evidence], *, seconds: float | None = None
+    ) -> ResponseReport:
         """``verify`` in a worker thread, for async callers."""
-        return await anyio.to_thread.run_sync(self.verify, answer, evidence)
+        return await anyio.to_thread.run_sync(
+            partial(self.verify, seconds=seconds), answer, evidence
+        )
 
-    def stream(self, evidence: Sequence[Evidence]) -> VerificationStream:
-        """Incremental verification of a streamed answer."""
-        return VerificationStream(self, evidence)
+    def stream(
+        self, evidence: Sequence[Evidence], *, max_sentence_chars: int = MAX_SENTENCE_CHARS
+    ) -> VerificationStream:
+        """Incremental verification of a streamed answer; a sentence still open after
+        ``max_sentence_chars`` is judged as it stands (so a stream that never ends a sentence
+        costs bounded memory and time)."""
+        return VerificationStream(self, evidence, max_sentence_chars=max_sentence_chars)
 
     def annotate(
         self,
@@ -359,10 +393,16 @@ class Verifier:
 class VerificationStream:
     """Feed text deltas of a streamed answer; get annotations as sentences complete."""
 
-    def __init__(self, verifier: Verifier, evidence: Sequence[Evidence]) -> None:
+    def __init__(
+        self,
+        verifier: Verifier,
+        evidence: Sequence[Evidence],
+        *,
+        max_sentence_chars: int = MAX_SENTENCE_CHARS,
+    ) -> None:
         self._verifier = verifier
         self._evidence = tuple(evidence)
-        self._segmenter = StreamSegmenter()
+        self._segmenter = StreamSegmenter(max_sentence_chars)
         self._sentences: list[SentenceAnnotation] = []
         self._timer = _Timer()
         self._started = time.perf_counter()
@@ -370,7 +410,7 @@ class VerificationStream:
 
     def feed(self, delta: str) -> list[SentenceAnnotation]:
         """Annotations of the sentences that ``delta`` completed (often none)."""
-        return self._annotate(self._segmenter.feed(delta))
+        return self._annotate(self._segmenter.feed(without_surrogates(delta)))
 
     def finish(self) -> ResponseReport:
         """Annotate the last sentence(s) and return the response-level report."""

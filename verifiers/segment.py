@@ -26,6 +26,14 @@ _CONTINUATION_START = re.compile(r"[/,;%)\]]|\([ivx]{1,4}\)|\([a-h]\)")
 # Streaming: a boundary is final once this much text follows it (a word, a space, a character),
 # because pysbd decides a boundary from the next token.
 _LOOKAHEAD = re.compile(r"\S+\s+\S")
+# A streamed sentence still open after this many characters is emitted as it stands (cut at a
+# space when there is one): an answer that never ends a sentence must not hold the stream.
+MAX_SENTENCE_CHARS = 2000
+# pysbd's cost grows with the square of its input on some text ("e.g. e.g. …"), so a longer
+# block is handed to it in pieces of at most this size, cut after a sentence end where possible.
+_PIECE_CHARS = 4000
+_PIECE_CUT = re.compile(r"[.!?][\"')\]]*\s+(?=[A-Z0-9(\[])")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,12 +51,39 @@ def pysbd_segmenter() -> pysbd.Segmenter:
     return pysbd.Segmenter(language="en", clean=False)
 
 
+def without_surrogates(text: str) -> str:
+    """``text`` with each lone UTF-16 surrogate replaced by U+FFFD (one code point for one, so
+    offsets hold); tokenizers and UTF-8 encoders reject them. (The proxy has its own copy in
+    ``proxy.scrub``: this library never imports the proxy, and the proxy's config path must not
+    load this library.)"""
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
+
+
 def segment(text: str) -> list[SentenceSpan]:
-    """Split ``text`` into sentences; offsets index into ``text``, whitespace is trimmed."""
+    """Split ``text`` into sentences; offsets index into ``text``, whitespace is trimmed.
+    Time is linear in the text's length (long blocks are segmented in pieces)."""
     spans: list[SentenceSpan] = []
     for block_start, block_end in _blocks(text):
-        spans.extend(_segment_block(text, block_start, block_end))
+        for start, end in _pieces(text, block_start, block_end):
+            spans.extend(_segment_block(text, start, end))
     return spans
+
+
+def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The block cut into pieces of at most ``_PIECE_CHARS``: after the last sentence end in the
+    second half of a piece, else at its last space, else hard."""
+    pieces: list[tuple[int, int]] = []
+    while end - start > _PIECE_CHARS:
+        limit = start + _PIECE_CHARS
+        cut = -1
+        for match in _PIECE_CUT.finditer(text, start + _PIECE_CHARS // 2, limit):
+            cut = match.end()
+        if cut < 0:
+            cut = text.rfind(" ", start + 1, limit) + 1 or limit
+        pieces.append((start, cut))
+        start = cut
+    pieces.append((start, end))
+    return pieces
 
 
 def _blocks(text: str) -> list[tuple[int, int]]:
@@ -111,9 +146,10 @@ class StreamSegmenter:
     Offsets are into the whole text fed so far.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, max_sentence_chars: int = MAX_SENTENCE_CHARS) -> None:
         self._text = ""
         self._done = 0  # offset up to which sentences were emitted
+        self._max = max_sentence_chars
 
     @property
     def text(self) -> str:
@@ -121,6 +157,8 @@ class StreamSegmenter:
 
     def feed(self, delta: str) -> list[SentenceSpan]:
         self._text += delta
+        if len(self._text) - self._done > self._max:
+            return self._overlong()
         spans = self._pending()
         if len(spans) < 2:
             return []
@@ -135,6 +173,24 @@ class StreamSegmenter:
         spans = self._pending()
         self._done = len(self._text)
         return spans
+
+    def _overlong(self) -> list[SentenceSpan]:
+        """The open text is longer than a sentence may be: emit what segments as complete, and
+        the first ``max`` characters of the rest as one sentence, cut at a space if it has one."""
+        spans = self._pending()
+        ready = spans[:-1]
+        start = ready[-1].end if ready else self._done
+        while len(self._text) - start > self._max:
+            limit = start + self._max
+            cut = self._text.rfind(" ", start + 1, limit)
+            cut = limit if cut < 0 else cut
+            piece = self._text[start:cut]
+            lead = len(piece) - len(piece.lstrip())
+            if piece.strip():
+                ready.append(SentenceSpan(piece.strip(), start + lead, start + len(piece.rstrip())))
+            start = cut
+        self._done = start
+        return ready
 
     def _pending(self) -> list[SentenceSpan]:
         tail = self._text[self._done :]

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from proxy.errors import sanitise
+from proxy.scrub import without_surrogates
 from verifiers import ResponseReport, SentenceAnnotation
 
 
@@ -135,5 +136,6 @@ def build_record(
 
 
 def _scrubbed(text: str | None) -> str | None:
-    """Text goes to the log without anything that looks like a key (``sk-…``, bearer tokens)."""
-    return None if text is None else sanitise(text, limit=None)
+    """Text goes to the log without anything that looks like a key (``sk-…``, bearer tokens),
+    and without lone surrogates (an upstream may send them; the record must encode as UTF-8)."""
+    return None if text is None else sanitise(without_surrogates(text), limit=None)

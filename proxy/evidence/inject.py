@@ -3,13 +3,18 @@ citation contract, trimmed to a token budget, placed after the app's own system 
 
 Evidence is data, not instructions. Each request's delimiters carry a random nonce, and anything
 in a title or abstract that looks like an evidence tag or an entry label is defused, so an
-abstract cannot close the block or pose as another abstract.
+abstract cannot close the block or pose as another abstract. Lookalikes are folded first: the
+text is NFKC-normalised (full-width ``\uff1c/evidence\uff1e`` and ``\uff3bPMID\uff1a1\uff3d``
+become ASCII) and invisible format characters (zero-width spaces and joiners, soft hyphens,
+bidi controls) are dropped, so ``<\u200b/evidence>`` is caught too. This is the prompt's copy
+only; the evidence the answer is verified against keeps its original text and offsets.
 """
 
 from __future__ import annotations
 
 import re
 import secrets
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +35,13 @@ CONTRACT = (
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _TAG = re.compile(r"<\s*(/?)\s*(evidence)", re.IGNORECASE)
 _LABEL = re.compile(r"\[\s*(PMID)\s*:", re.IGNORECASE)
+# Unicode's format characters (category Cf): invisible, so they can split a tag unseen.
+_FORMAT = re.compile(
+    "[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u180e\u200b-\u200f\u202a-\u202e"
+    "\u0890\u0891\u08e2\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
+    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
+    "\U000e0020-\U000e007f]"
+)
 
 
 def estimate_tokens(text: str) -> int:
@@ -39,7 +51,9 @@ def estimate_tokens(text: str) -> int:
 
 
 def defuse(text: str) -> str:
-    """Collapse whitespace and neutralise evidence tags and entry labels inside evidence text."""
+    """Fold lookalikes, collapse whitespace, and neutralise evidence tags and entry labels
+    inside evidence text."""
+    text = _FORMAT.sub("", unicodedata.normalize("NFKC", text))
     text = " ".join(text.split())
     text = _TAG.sub(lambda m: f"&lt;{m.group(1)}{m.group(2)}", text)
     return _LABEL.sub(lambda m: f"({m.group(1)} ", text)
@@ -60,17 +74,25 @@ def _entry(ev: Evidence, abstract: str) -> str:
 
 
 def _fit(ev: Evidence, budget: int) -> str | None:
-    """The entry, with the abstract cut at a sentence end if needed to fit ``budget`` tokens."""
+    """The entry, with the abstract cut at a sentence end if needed to fit ``budget`` tokens.
+
+    The longest fitting cut is found by bisection (a longer cut never has fewer tokens): trying
+    every sentence end in turn costs the square of the abstract's length."""
     full = _entry(ev, defuse(ev.abstract))
     if estimate_tokens(full) <= budget:
         return full
-    kept = ""
-    for sentence in ev.sentences:
-        candidate = _entry(ev, defuse(ev.abstract[: sentence.end]) + " …")
-        if estimate_tokens(candidate) > budget:
-            break
-        kept = candidate
-    return kept or None
+
+    def cut(count: int) -> str:
+        return _entry(ev, defuse(ev.abstract[: ev.sentences[count - 1].end]) + " …")
+
+    low, high = 0, len(ev.sentences)  # cut(low) fits (none kept when 0); find the largest
+    while low < high:
+        middle = (low + high + 1) // 2
+        if estimate_tokens(cut(middle)) <= budget:
+            low = middle
+        else:
+            high = middle - 1
+    return cut(low) if low else None
 
 
 def format_evidence(evidence: Sequence[Evidence], budget: int, nonce: str) -> Injection:

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from functools import partial
+
+import anyio.to_thread
 
 from proxy.errors import InvalidRequest
 from proxy.evidence.documents import DocumentError, client_documents
@@ -39,10 +42,11 @@ class EvidencePreparer:
         options = ctx.options
         if options.documents is not None:
             try:
-                evidence = client_documents(options.documents)
+                # Segmenting up to 50 documents of 20 KB is CPU work: off the event loop.
+                evidence = await anyio.to_thread.run_sync(client_documents, options.documents)
             except DocumentError as exc:
                 raise InvalidRequest(str(exc), param="veriproxy.documents") from exc
-            return self._inject(request, ctx, evidence)
+            return await self._inject(request, ctx, evidence)
         retrieve = options.retrieve if options.retrieve is not None else self._settings.enabled
         if not retrieve or self._retriever is None:
             ctx.attachments[EVIDENCE_KEY] = ()
@@ -64,12 +68,14 @@ class EvidencePreparer:
             logger.warning("retrieval took over %g s: answering without evidence", timeout)
             ctx.attachments[ERROR_KEY] = f"retrieval timed out after {timeout:g} s"
             found = []
-        return self._inject(request, ctx, tuple(found))
+        return await self._inject(request, ctx, tuple(found))
 
-    def _inject(
+    async def _inject(
         self, request: ChatRequest, ctx: RequestContext, evidence: tuple[Evidence, ...]
     ) -> ChatRequest:
-        messages, injected = inject(request.messages, evidence, budget=self._settings.token_budget)
+        messages, injected = await anyio.to_thread.run_sync(
+            partial(inject, budget=self._settings.token_budget), request.messages, evidence
+        )
         ctx.attachments[EVIDENCE_KEY] = injected
         return request.with_body(messages=messages)
 

@@ -12,8 +12,10 @@ verification is on, else built once from ``settings.verification.verifier``.
 
 from __future__ import annotations
 
-import json
+import logging
 import threading
+import time
+from dataclasses import replace
 from typing import Any
 
 import anyio.to_thread
@@ -25,16 +27,18 @@ from starlette.routing import Route
 from policies import Policy, PolicyStore, apply_policy
 from proxy.auth import Principal, require_policy
 from proxy.errors import InvalidRequest, ServiceUnavailable
-from proxy.protocol import parse_options, read_body
+from proxy.limits import check_evidence_chars
+from proxy.protocol import load_json, parse_options, read_body
 from proxy.retrieval.base import Retriever
 from proxy.verification.selection import select_policy
-from verifiers import Evidence, to_json
+from verifiers import Evidence, ReportStatus, ResponseReport, to_json
 from verifiers.engine import Verifier
 from verifiers.windows import make_evidence
 
 MAX_EVIDENCE = 100
 MAX_TOP_K = 50
 _lock = threading.Lock()
+logger = logging.getLogger("veriproxy.verify")
 
 
 class _EvidenceModel(BaseModel):
@@ -44,6 +48,14 @@ class _EvidenceModel(BaseModel):
     title: str = ""
     abstract: str | list[str] = ""
     sentences: list[str] | None = None
+
+    @property
+    def chars(self) -> int:
+        texts = [
+            self.title,
+            *([self.abstract] if isinstance(self.abstract, str) else self.abstract),
+        ]
+        return sum(map(len, texts)) + sum(map(len, self.sentences or ()))
 
     @field_validator("pmid", mode="before")
     @classmethod
@@ -66,8 +78,24 @@ async def verify(request: Request) -> JSONResponse:
     policy = await _policy(request, body)
     evidence = await _evidence(request, body)
     verifier = await anyio.to_thread.run_sync(_verifier, request)
-    report = await verifier.averify(body.answer, evidence)
+    seconds = request.app.state.settings.verification.timeout_seconds
+    report = await _report(verifier, body.answer, evidence, seconds)
     return JSONResponse(to_json(apply_policy(policy, report)))
+
+
+async def _report(
+    verifier: Verifier, answer: str, evidence: list[Evidence], seconds: float
+) -> ResponseReport:
+    """The report, judged in a worker thread and stopped at ``seconds`` (``unverified``, saying
+    how far it got). A verifier that fails gives ``unverified`` with the reason, as in a chat,
+    not a 500; the policy's ``on_verifier_error`` decides what either means."""
+    try:
+        return await verifier.averify(answer, evidence, seconds=seconds)
+    except Exception as exc:
+        logger.error("verifier failed", exc_info=exc)
+        report = verifier.report([], evidence, {}, time.perf_counter())
+        error = f"verifier error ({type(exc).__name__})"
+        return replace(report, status=ReportStatus.UNVERIFIED, faithful=False, error=error)
 
 
 async def _policy(request: Request, body: VerifyRequestModel) -> Policy:
@@ -99,12 +127,7 @@ def _policies(request: Request) -> PolicyStore:
 
 
 def _parse(raw: bytes) -> VerifyRequestModel:
-    try:
-        data: Any = json.loads(raw)
-    except RecursionError:
-        raise InvalidRequest("request body is nested too deeply") from None
-    except ValueError as exc:
-        raise InvalidRequest(f"request body is not valid JSON: {exc.args[0]}") from None
+    data, _ = load_json(raw)
     try:
         body = VerifyRequestModel.model_validate(data)
     except ValidationError as exc:
@@ -118,16 +141,23 @@ def _parse(raw: bytes) -> VerifyRequestModel:
 
 async def _evidence(request: Request, body: VerifyRequestModel) -> list[Evidence]:
     if body.evidence is not None:
-        return [
-            make_evidence(e.pmid, e.title, e.sentences or e.abstract, retriever="client")
-            for e in body.evidence
-        ]
+        items = body.evidence
+        chars = sum(e.chars for e in items)
+        check_evidence_chars(chars, request.app.state.settings.limits, "evidence")
+        # Segmenting the abstracts is CPU work: off the event loop, so other requests go on.
+        return await anyio.to_thread.run_sync(_client_evidence, items)
     question = body.question or ""  # _parse guarantees one of evidence / question
     retriever = await anyio.to_thread.run_sync(_retriever, request)
     if retriever is None:
         raise ServiceUnavailable("retrieval is disabled: send the evidence with the answer")
     found: list[Evidence] = await retriever.search(question, top_k=body.top_k)
     return found
+
+
+def _client_evidence(items: list[_EvidenceModel]) -> list[Evidence]:
+    return [
+        make_evidence(e.pmid, e.title, e.sentences or e.abstract, retriever="client") for e in items
+    ]
 
 
 def _retriever(request: Request) -> Retriever | None:

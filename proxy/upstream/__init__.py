@@ -75,5 +75,7 @@ def _build(
     upstream: UpstreamSettings, settings: Settings, transport: httpx.AsyncBaseTransport
 ) -> Upstream:
     if upstream.base_url is not None:
-        return OpenAICompatUpstream(transport, upstream, settings.timeouts)
+        return OpenAICompatUpstream(
+            transport, upstream, settings.timeouts, max_event_bytes=settings.limits.max_event_bytes
+        )
     return LiteLLMUpstream(upstream, settings.timeouts)

@@ -15,7 +15,7 @@ import httpx
 from proxy.config import Settings, Timeouts, UpstreamSettings
 from proxy.errors import UpstreamHTTPError, map_transport_errors
 from proxy.protocol import ChatRequest
-from proxy.streaming import StreamChunk, frame_sse
+from proxy.streaming import DEFAULT_MAX_EVENT_BYTES, StreamChunk, frame_sse
 from proxy.upstream._base import Completion, relayed_headers
 from proxy.upstream._network import CoalescingTransport
 
@@ -50,9 +50,15 @@ class OpenAICompatUpstream:
     ``Set-Cookie`` on every client's requests."""
 
     def __init__(
-        self, transport: httpx.AsyncBaseTransport, settings: UpstreamSettings, timeouts: Timeouts
+        self,
+        transport: httpx.AsyncBaseTransport,
+        settings: UpstreamSettings,
+        timeouts: Timeouts,
+        *,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
     ) -> None:
         assert settings.base_url is not None
+        self._max_event_bytes = max_event_bytes
         self._transport = transport
         self._settings = settings
         self._url = httpx.URL(f"{settings.base_url}/chat/completions")
@@ -110,7 +116,7 @@ class OpenAICompatUpstream:
                 raise UpstreamHTTPError.from_body(
                     response.status_code, body, relayed_headers(response.headers)
                 )
-            yield _events(response)
+            yield _events(response, self._max_event_bytes)
         finally:
             await response.aclose()
 
@@ -118,7 +124,7 @@ class OpenAICompatUpstream:
         """The shared transport belongs to the app; nothing of our own to close."""
 
 
-async def _events(response: httpx.Response) -> AsyncIterator[StreamChunk]:
+async def _events(response: httpx.Response, max_event_bytes: int) -> AsyncIterator[StreamChunk]:
     with map_transport_errors():
-        async for chunk in frame_sse(response.aiter_bytes()):
+        async for chunk in frame_sse(response.aiter_bytes(), max_event_bytes):
             yield chunk

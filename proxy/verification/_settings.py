@@ -9,6 +9,9 @@ from typing import Any
 DEFAULT_POLICY = "default"
 DEFAULT_TIMEOUT_SECONDS = 20.0
 DEFAULT_RELOAD_SECONDS = 2.0
+# The same default as ``verifiers.segment.MAX_SENTENCE_CHARS`` (not imported: reading the
+# configuration must not load the verifier).
+DEFAULT_MAX_SENTENCE_CHARS = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,7 +19,9 @@ class VerificationSettings:
     """``enabled`` switches the whole step; ``verifier`` is handed to
     ``verifiers.Verifier.from_config`` (NLI backend, decomposer, harm scorer, windows);
     ``timeout_seconds`` bounds each verification call (a timeout is a verifier error and the
-    policy's ``on_verifier_error`` decides); ``policies_dir`` replaces the shipped presets."""
+    policy's ``on_verifier_error`` decides, and ``/v1/verify`` stops at it with an
+    ``unverified`` report); ``max_sentence_chars`` is the longest sentence a stream may hold
+    open before it is verified as it stands; ``policies_dir`` replaces the shipped presets."""
 
     enabled: bool = True
     timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
@@ -24,3 +29,4 @@ class VerificationSettings:
     policies_dir: str | None = None
     default_policy: str = DEFAULT_POLICY
     reload_seconds: float = DEFAULT_RELOAD_SECONDS
+    max_sentence_chars: int = DEFAULT_MAX_SENTENCE_CHARS

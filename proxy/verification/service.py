@@ -180,6 +180,7 @@ class VerificationService:
             policy,
             evidence,
             timeout=self._settings.timeout_seconds,
+            max_sentence_chars=self._settings.max_sentence_chars,
             on_error=lambda kind: self._metrics.verifier_errors.labels(kind).inc(),
             notes=_evidence_notes(ctx, evidence),
         )

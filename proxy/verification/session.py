@@ -20,6 +20,7 @@ import anyio.to_thread
 from policies import Policy, ResponseDecision, apply_policy, decide_report, decide_sentence
 from verifiers import CheckResult, Evidence, ReportStatus, ResponseReport, SentenceAnnotation
 from verifiers.engine import Verifier
+from verifiers.segment import MAX_SENTENCE_CHARS
 
 logger = logging.getLogger("veriproxy.verification")
 
@@ -46,6 +47,7 @@ class VerificationSession:
         evidence: Sequence[Evidence],
         *,
         timeout: float,
+        max_sentence_chars: int = MAX_SENTENCE_CHARS,
         on_error: ErrorHook = lambda kind: None,
         notes: tuple[str, ...] = (),
     ) -> None:
@@ -53,7 +55,7 @@ class VerificationSession:
         self.evidence = tuple(evidence)
         self.error: str | None = None
         self._verifier = verifier
-        self._stream = verifier.stream(self.evidence)
+        self._stream = verifier.stream(self.evidence, max_sentence_chars=max_sentence_chars)
         self._timeout = timeout
         self._notes = notes
         self._on_error = on_error
