@@ -18,12 +18,13 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
+from functools import partial
 
 import httpx
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 
-from proxy.auth import AuthMiddleware, open_store
+from proxy.auth import AuthMiddleware, open_store, store_readiness
 from proxy.chat_service import ChatService
 from proxy.config import Settings
 from proxy.errors import install_error_handlers
@@ -104,7 +105,10 @@ def create_app(
     app.state.recorder = shared.recorder
     app.state.policies = pipeline.policies  # None when verification is off (GET /v1/policies)
     app.state.verification = pipeline.verification  # audits answers that failed upstream
-    app.state.readiness_checks = tuple(readiness_checks)
+    app.state.readiness_checks = (
+        *readiness_checks,
+        *([partial(store_readiness, key_store)] if key_store is not None else []),
+    )
     app.state.ready = False
     app.state.stream_slots = StreamSlots(settings.limits.max_streams_per_key)
     install_error_handlers(app, secrets)

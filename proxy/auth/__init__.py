@@ -10,7 +10,15 @@ from ._errors import KeyStoreUnavailable, PermissionDenied, Unauthenticated
 from ._exposure import exposure_problem, is_loopback
 from ._keys import KEY_PREFIX, LOCAL_PRINCIPAL, KeyRecord, Principal, new_key, parse_key
 from ._middleware import DEFAULT_PUBLIC_PATHS, AuthMiddleware, require_model, require_policy
-from ._store import FileKeyStore, KeyStore, KeyStoreError, RedisKeyStore, UnknownKey, open_store
+from ._store import (
+    FileKeyStore,
+    KeyStore,
+    KeyStoreError,
+    RedisKeyStore,
+    UnknownKey,
+    open_store,
+    store_readiness,
+)
 
 __all__ = [
     "DEFAULT_PUBLIC_PATHS",
@@ -34,4 +42,5 @@ __all__ = [
     "parse_key",
     "require_model",
     "require_policy",
+    "store_readiness",
 ]

@@ -5,12 +5,19 @@ With keys enabled the ``Authorization`` header is removed from the scope once ch
 proxy key can never be forwarded upstream (upstream keys then come from configuration). With
 keys disabled (local mode) every request gets :data:`LOCAL_PRINCIPAL` and the client's header
 is left as it is, to be forwarded as before.
+
+Keyless mode refuses cross-origin browser requests (403): any web page could otherwise make a
+visitor's browser POST to a local proxy (a ``text/plain`` body needs no CORS preflight) and
+spend the operator's upstream key. A request whose ``Origin`` is ``null`` or names another
+host than its ``Host`` is such a request; SDKs and curl send no ``Origin`` and pass, and so does
+the playground page, served from the proxy itself.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -46,6 +53,12 @@ class AuthMiddleware:
             await self.app(scope, receive, send)
             return
         if self.store is None:
+            if _cross_origin(scope):
+                denied = PermissionDenied(
+                    "cross-origin browser requests need a proxy key (this proxy runs keyless)"
+                )
+                await to_openai_error(denied)(scope, receive, send)
+                return
             scope.setdefault("state", {})["principal"] = LOCAL_PRINCIPAL
             await self.app(scope, receive, send)
             return
@@ -79,6 +92,16 @@ class AuthMiddleware:
         if record.revoked:
             raise Unauthenticated("this proxy key has been revoked")
         return Principal.of(record)
+
+
+def _cross_origin(scope: Scope) -> bool:
+    headers = dict(scope["headers"])
+    origin = headers.get(b"origin")
+    if origin is None:
+        return False
+    host = headers.get(b"host", b"").decode("latin-1").lower()
+    netloc = urlsplit(origin.decode("latin-1")).netloc.lower()
+    return not netloc or netloc != host
 
 
 def _bearer(scope: Scope) -> str | None:

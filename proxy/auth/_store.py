@@ -190,6 +190,17 @@ def _decode(raw: bytes | str) -> KeyRecord:
         raise KeyStoreError(f"malformed key record in Redis: {exc}") from None
 
 
+async def store_readiness(store: KeyStore) -> str | None:
+    """A ``/readyz`` check: None while the store answers (one lookup of an unknown id), else
+    the reason. Without it a replica whose Redis key store is down says "ready" and answers
+    every request 503."""
+    try:
+        await store.get("readiness-probe")
+    except KeyStoreError as exc:
+        return str(exc)
+    return None
+
+
 def open_store(url: str) -> KeyStore:
     """``redis://…``/``rediss://…`` → :class:`RedisKeyStore`; anything else is a file path."""
     if url.startswith(("redis://", "rediss://", "unix://")):
