@@ -8,6 +8,7 @@ rate limiting, and ``readiness_checks`` feed ``/readyz``.
 
 The lifespan opens the pooled httpx transport and closes it (and every upstream) on shutdown.
 While running, ``app.state`` holds ``settings``, ``metrics``, ``router``, ``chat_service``,
+``passthrough`` (the :class:`~proxy.passthrough.PassthroughService` of the other routes),
 ``readiness_checks``, ``ready``, ``policies`` (the :class:`~policies.PolicyStore`, or None),
 ``shared`` (:class:`proxy.state.runtime.SharedState`: caches,
 rate limiter, replica notices, audit log) and ``recorder`` (call
@@ -32,6 +33,7 @@ from proxy.extensions import Extensions
 from proxy.limits import StreamSlots
 from proxy.metrics import Metrics
 from proxy.middleware import RequestContextMiddleware
+from proxy.passthrough import PassthroughService
 from proxy.pipeline import Pipeline, build_pipeline
 from proxy.routes import routes
 from proxy.state.runtime import build_shared_state
@@ -69,6 +71,9 @@ def create_app(
         async with build_transport(settings, transport) as http, shared.running():
             router = UpstreamRouter(settings, http)
             app.state.router = router
+            app.state.passthrough = PassthroughService(
+                router, metrics, secrets, settings.retry, settings.limits.request_seconds
+            )
             app.state.chat_service = ChatService(
                 router,
                 metrics,

@@ -218,6 +218,7 @@ class _LimitsModel(_Strict):
     stream_seconds: float = Field(default=_LIM.stream_seconds, gt=0)
     max_event_bytes: int = Field(default=_LIM.max_event_bytes, ge=1024)
     max_evidence_chars: int = Field(default=_LIM.max_evidence_chars, ge=1)
+    max_upload_bytes: int = Field(default=_LIM.max_upload_bytes, ge=1)
 
 
 class _RetryModel(_Strict):

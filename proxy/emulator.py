@@ -1,8 +1,10 @@
 """A small, real OpenAI-compatible upstream for tests, benchmarks and the offline demo.
 
 ``Emulator(reply=...).app()`` is a Starlette app answering ``POST /v1/chat/completions``
-(streaming and not) and ``GET /v1/models`` in OpenAI's exact wire format. Run it under uvicorn
-on loopback (see :mod:`proxy.server_thread`, or ``python -m proxy.emulator --port 9100``).
+(streaming and not) and ``GET /v1/models`` in OpenAI's exact wire format, and the other routes
+of :mod:`proxy.emulator_api` (embeddings, moderations, files, completions, responses). Run
+it under uvicorn on loopback (see :mod:`proxy.server_thread`, or
+``python -m proxy.emulator --port 9100``).
 
 What it answers:
 
@@ -46,6 +48,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
+
+from proxy.emulator_api import ApiRoutes
 
 Reply = str | Callable[[Mapping[str, Any]], str] | None
 MODE_HEADER = "x-emulator-mode"
@@ -136,6 +140,7 @@ class Emulator:
         self._defaults = (reply, tool_arguments, drip_s)
         self.stats = EmulatorStats()
         self._ids = itertools.count(1)
+        self.api = ApiRoutes(self)  # embeddings, moderations, files, completions, responses
         self.reset()
 
     def reset(self) -> None:
@@ -143,12 +148,15 @@ class Emulator:
         self.reply, self.tool_arguments, self.drip_s = self._defaults
         self._mode_counts: collections.Counter[str] = collections.Counter()
         self.stats.reset()
+        if hasattr(self, "api"):
+            self.api.files.clear()
 
     def app(self) -> Starlette:
         return Starlette(
             routes=[
                 Route("/v1/chat/completions", self._chat, methods=["POST"]),
                 Route("/v1/models", self._models, methods=["GET"]),
+                *self.api.routes(),
             ]
         )
 
@@ -160,11 +168,9 @@ class Emulator:
             }
         )
 
-    async def _chat(self, request: Request) -> Response:
-        body = json.loads(await request.body())
-        self.stats.record(body, request.headers)
+    def modes(self, request: Request, model: str) -> Modes:
+        """The failure modes this request asks for (header and ``emu-<mode>`` model name)."""
         mode_text = request.headers.get(MODE_HEADER, "")
-        model = str(body.get("model", ""))
         if model.startswith(MODEL_MODE_PREFIX):
             mode_text += "," + model[len(MODEL_MODE_PREFIX) :]
         modes = Modes.parse(mode_text)
@@ -172,10 +178,34 @@ class Emulator:
             self._mode_counts[mode_text] += 1
             if self._mode_counts[mode_text] > modes.first:
                 modes = Modes()
+        return modes
+
+    async def failure(
+        self, request: Request, model: str, modes: Modes | None = None
+    ) -> Response | None:
+        """Wait as ``slow-<ms>`` asks, then the error response ``error-<status>`` asks for."""
+        modes = modes or self.modes(request, model)
         if modes.slow_s:
             await asyncio.sleep(modes.slow_s)
         if modes.error is not None:
             return _error(modes.error, request.headers.get("authorization", ""))
+        return None
+
+    def answer_text(self, body: Mapping[str, Any]) -> str:
+        """The text answer to a chat-shaped body: ``reply``, or the last user message echoed."""
+        if callable(self.reply):
+            return self.reply(body)
+        if self.reply is not None:
+            return self.reply
+        return _last_user_text(list(body.get("messages") or []))
+
+    async def _chat(self, request: Request) -> Response:
+        body = json.loads(await request.body())
+        self.stats.record(body, request.headers)
+        modes = self.modes(request, str(body.get("model", "")))
+        failure = await self.failure(request, "", modes)
+        if failure is not None:
+            return failure
         answer = _Answer.build(self, body)
         if body.get("stream"):
             return _TrackedStream(self, self._events(answer, body, modes), modes)
@@ -272,12 +302,7 @@ class _Answer:
     @classmethod
     def build(cls, emulator: Emulator, body: Mapping[str, Any]) -> _Answer:
         messages = list(body.get("messages") or [])
-        if callable(emulator.reply):
-            text = emulator.reply(body)
-        elif emulator.reply is not None:
-            text = emulator.reply
-        else:
-            text = _last_user_text(messages)
+        text = emulator.answer_text(body)
         return cls(
             id=f"chatcmpl-emu{next(emulator._ids)}",
             created=int(time.time()),

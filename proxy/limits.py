@@ -14,6 +14,7 @@ Every limit is configurable (``limits:`` in the configuration) and each breach r
 * ``max_event_bytes``: one upstream SSE event; a longer one ends the stream (502)
 * ``max_evidence_chars``: the evidence of one request, summed (client documents in a chat,
   ``evidence`` of ``/v1/verify``): 413 ``evidence_too_large``
+* ``max_upload_bytes``: 413 ``request_too_large``, counted as an upload streams through
 
 Upstream connect/read/write timeouts are the ``timeouts:`` section (504 ``upstream_timeout``);
 ``retrieval.timeout_seconds`` and ``verification.timeout_seconds`` bound those stages, which
@@ -41,6 +42,7 @@ DEFAULT_MAX_STREAMS_PER_KEY = 64
 DEFAULT_REQUEST_SECONDS = 900.0
 DEFAULT_STREAM_SECONDS = 1800.0
 DEFAULT_MAX_EVIDENCE_CHARS = 1_000_000
+DEFAULT_MAX_UPLOAD_BYTES = 512 * 1024 * 1024  # OpenAI's own file size limit
 # Body fields that bound the completion's length (the newer name first).
 MAX_TOKEN_FIELDS = ("max_completion_tokens", "max_tokens")
 
@@ -58,6 +60,8 @@ class Limits:
     stream_seconds: float = DEFAULT_STREAM_SECONDS
     max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
     max_evidence_chars: int = DEFAULT_MAX_EVIDENCE_CHARS
+    # Streamed (non-JSON) bodies of passed-through routes: file, audio and image uploads.
+    max_upload_bytes: int = DEFAULT_MAX_UPLOAD_BYTES
 
 
 class LimitExceeded(InvalidRequest):

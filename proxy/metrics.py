@@ -18,9 +18,11 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
+from re import Pattern
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
+from starlette.routing import compile_path
 
 from proxy.auth import LOCAL_PRINCIPAL
 from proxy.errors import UpstreamHTTPError, UpstreamProtocolError, UpstreamTimeout
@@ -54,7 +56,7 @@ class Metrics:
         multiprocess_dir: str | None = None,
     ) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
-        self._routes = frozenset(routes)
+        self._routes, self._templates = _route_table(routes)
         self._models = frozenset(models)
         self._tenants = frozenset(tenants)
         self._multiprocess_dir = multiprocess_dir or os.environ.get(MULTIPROC_ENV) or None
@@ -153,12 +155,25 @@ class Metrics:
             ["tenant", "limit"],
             registry=r,
         )
+        self.unverified = Counter(
+            "veriproxy_unverified_requests_total",
+            "Requests answered without verification, by route and why (passthrough routes, "
+            "or an answer verification could not apply to).",
+            ["route", "reason"],
+            registry=r,
+        )
         self._zero_series()
 
     # --- bounded labels ------------------------------------------------------------------
 
     def route_label(self, path: str) -> str:
-        return path if path in self._routes else OTHER
+        """The route's own path, or its template (``/v1/files/{rest:path}``), or ``other``."""
+        if path in self._routes:
+            return path
+        for pattern, template in self._templates:
+            if pattern.match(path):
+                return template
+        return OTHER
 
     def model_label(self, model: str | None) -> str:
         return model if model in self._models else OTHER
@@ -226,6 +241,19 @@ class Metrics:
         """Retire this worker's live gauges (multiprocess mode)."""
         if self._multiprocess_dir is not None:
             mark_process_dead(os.getpid(), self._multiprocess_dir)  # type: ignore[no-untyped-call]
+
+
+def _route_table(
+    routes: Iterable[str],
+) -> tuple[frozenset[str], tuple[tuple[Pattern[str], str], ...]]:
+    """Exact paths, and templated ones as patterns, most specific (longest literal head)
+    first, so ``/v1/files/{rest:path}`` wins over the catch-all ``/v1/{rest:path}``."""
+    paths = list(routes)
+    templates = sorted((p for p in paths if "{" in p), key=lambda p: -len(p.split("{", 1)[0]))
+    return (
+        frozenset(p for p in paths if "{" not in p),
+        tuple((compile_path(t)[0], t) for t in templates),
+    )
 
 
 def upstream_error_kind(exc: BaseException, mid_stream: bool = False) -> str:

@@ -5,12 +5,12 @@ so an untouched chunk is forwarded byte-for-byte; a chunk built by a transformer
 (:meth:`StreamChunk.from_data`) is encoded as ``data: {json}\\n\\n``. ``[DONE]`` is not a chunk:
 the chat service writes it last.
 
-:class:`SSEResponse` is Starlette's ``StreamingResponse`` with two guarantees the base class
-does not give under every ASGI version: it always races the body against the client's
-``http.disconnect`` (so a client that goes away cancels the upstream read at once, event-driven,
-no polling), and it always ``aclose()``\\ s the body iterator, so the upstream response context
-exits even when the client vanished before the first chunk. ``text/event-stream`` is never
-compressed.
+:class:`SSEResponse` is a :class:`ClosingResponse` (which any streamed relay may use):
+Starlette's ``StreamingResponse`` with two guarantees the base class does not give under
+every ASGI version: it always races the body against the client's ``http.disconnect`` (so
+a client that goes away cancels the upstream read at once, event-driven, no polling), and it
+always ``aclose()``\\ s the body iterator, so the upstream response context exits even when
+the client vanished before the first chunk. ``text/event-stream`` is never compressed.
 """
 
 from __future__ import annotations
@@ -147,13 +147,17 @@ async def frame_sse(
         raise UpstreamProtocolError("upstream stream ended in the middle of an event")
 
 
-class SSEResponse(StreamingResponse):
-    media_type = "text/event-stream"
+class ClosingResponse(StreamingResponse):
+    """A streamed body that is always closed, and cancelled when the client disconnects."""
 
     def __init__(
-        self, content: AsyncIterable[bytes], headers: Mapping[str, str] | None = None
+        self,
+        content: AsyncIterable[bytes],
+        status_code: int = 200,
+        headers: Mapping[str, str] | None = None,
+        media_type: str | None = None,
     ) -> None:
-        super().__init__(content, headers={**SSE_HEADERS, **(headers or {})})
+        super().__init__(content, status_code, headers=headers, media_type=media_type)
         self._content = content
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -178,3 +182,12 @@ class SSEResponse(StreamingResponse):
             if aclose is not None:
                 with anyio.CancelScope(shield=True):
                     await aclose()
+
+
+class SSEResponse(ClosingResponse):
+    media_type = "text/event-stream"
+
+    def __init__(
+        self, content: AsyncIterable[bytes], headers: Mapping[str, str] | None = None
+    ) -> None:
+        super().__init__(content, headers={**SSE_HEADERS, **(headers or {})})

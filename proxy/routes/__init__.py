@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from starlette.routing import Route
 
-from proxy.routes import chat, health, metrics, models, policies, ui, verify
+from proxy.routes import chat, health, metrics, models, passthrough, policies, ui, verify
 
 
 def routes() -> list[Route]:
@@ -16,4 +16,5 @@ def routes() -> list[Route]:
         *verify.ROUTES,
         *policies.ROUTES,
         *ui.ROUTES,
+        *passthrough.ROUTES,  # last: its /v1/{rest:path} takes what no route above serves
     ]

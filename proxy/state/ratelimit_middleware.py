@@ -23,7 +23,10 @@ from proxy.errors import ProxyError, to_openai_error
 from proxy.metrics import Metrics
 from proxy.state.ratelimit import Decision, Limits, RateLimiter, RateLimitSettings
 
-LIMITED_PATHS: tuple[str, ...] = ("/v1/chat/completions", "/v1/verify")
+# Every model route (chat, verify, and the OpenAI routes passed through) is limited; the
+# listings are not.
+LIMITED_PREFIX = "/v1/"
+UNLIMITED_PATHS: tuple[str, ...] = ("/v1/models", "/v1/policies")
 CHARS_PER_TOKEN = 4
 MAX_JSON_BYTES = 8 * 1024 * 1024  # completions larger than this are estimated
 
@@ -49,16 +52,21 @@ class RateLimitMiddleware:
         limiter: RateLimiter,
         settings: RateLimitSettings,
         metrics: Metrics,
-        paths: Iterable[str] = LIMITED_PATHS,
+        unlimited: Iterable[str] = UNLIMITED_PATHS,
     ) -> None:
         self.app = app
         self.limiter = limiter
         self.settings = settings
         self.metrics = metrics
-        self.paths = frozenset(paths)
+        self.unlimited = tuple(unlimited)
+
+    def _limited(self, path: str) -> bool:
+        if not path.startswith(LIMITED_PREFIX):
+            return False
+        return not any(path == p or path.startswith(p + "/") for p in self.unlimited)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] not in self.paths:
+        if scope["type"] != "http" or not self._limited(scope["path"]):
             await self.app(scope, receive, send)
             return
         principal = scope.get("state", {}).get("principal")
@@ -79,7 +87,8 @@ class RateLimitMiddleware:
         if limits.tokens is None:
             await self.app(scope, receive, send)
             return
-        meter = _TokenMeter()
+        # An upload's bytes are no tokens: only a JSON body feeds the estimate.
+        meter = _TokenMeter(count_request=_is_json(scope))
 
         async def spend() -> None:
             await self.limiter.add_tokens(key, meter.tokens(), limits)
@@ -94,9 +103,10 @@ class RateLimitMiddleware:
 class _TokenMeter:
     """Counts request body bytes and reads usage (or content length) from the response."""
 
-    __slots__ = ("_body", "_chars", "_request_bytes", "_sse", "_usage", "spent")
+    __slots__ = ("_body", "_chars", "_count_request", "_request_bytes", "_sse", "_usage", "spent")
 
-    def __init__(self) -> None:
+    def __init__(self, count_request: bool = True) -> None:
+        self._count_request = count_request
         self.spent = False
         self._request_bytes = 0
         self._chars = 0
@@ -107,7 +117,7 @@ class _TokenMeter:
     def wrap_receive(self, receive: Receive) -> Receive:
         async def counted() -> Message:
             message = await receive()
-            if message["type"] == "http.request":
+            if message["type"] == "http.request" and self._count_request:
                 self._request_bytes += len(message.get("body", b""))
             return message
 
@@ -165,3 +175,10 @@ class _TokenMeter:
         if self._usage is not None:
             return self._usage
         return math.ceil((self._request_bytes + self._chars) / CHARS_PER_TOKEN)
+
+
+def _is_json(scope: Scope) -> bool:
+    for name, value in scope.get("headers", []):
+        if name == b"content-type":
+            return bytes(value).startswith(b"application/json")
+    return True  # no body type: nothing to count either way

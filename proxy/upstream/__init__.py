@@ -65,6 +65,20 @@ class UpstreamRouter:
             return self._default
         raise ModelNotFound(f"The model '{model}' does not exist", param="model")
 
+    @property
+    def forwards_unknown(self) -> bool:
+        """Whether a model name that is not configured still reaches the default upstream."""
+        return self._policy is UnknownModelPolicy.DEFAULT and self._default is not None
+
+    def unnamed(self) -> Route:
+        """Where a request that names no model goes (file uploads, listings): the default
+        upstream."""
+        if self._default is None:
+            raise ModelNotFound(
+                "this route names no model and no default upstream is configured", param="model"
+            )
+        return self._default
+
     async def aclose(self) -> None:
         routes = [*self._routes.values(), *([self._default] if self._default else [])]
         for route in routes:

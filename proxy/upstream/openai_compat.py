@@ -7,7 +7,7 @@ The request body goes out as the client's exact bytes when nothing changed it; t
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 
 import httpx
@@ -69,25 +69,62 @@ class OpenAICompatUpstream:
             "pool": timeouts.pool,
         }
 
+    @property
+    def has_key(self) -> bool:
+        """Whether calls go out under a configured key (shared by every proxy client)."""
+        return self._settings.api_key is not None
+
+    @property
+    def model_override(self) -> str | None:
+        """The model name sent upstream in place of the client's, if configured."""
+        return self._settings.model
+
+    def _headers(self, headers: Mapping[str, str]) -> dict[str, str]:
+        """Client headers with the upstream's key mapped in (or the client's own kept)."""
+        out = {k: v for k, v in headers.items() if k != "authorization"}
+        out["user-agent"] = USER_AGENT
+        if self._settings.api_key is not None:
+            out["authorization"] = f"Bearer {self._settings.api_key.get()}"
+        elif "authorization" in headers:
+            out["authorization"] = headers["authorization"]
+        return out
+
     def _outgoing(
         self, request: ChatRequest, headers: Mapping[str, str]
     ) -> tuple[bytes, dict[str, str]]:
         if self._settings.model is not None and request.model != self._settings.model:
             request = request.with_body(model=self._settings.model)
         content = request.raw if request.raw is not None else json.dumps(request.body).encode()
-        out = {k: v for k, v in headers.items() if k != "authorization"}
+        out = self._headers(headers)
         out["content-type"] = "application/json"
-        out["user-agent"] = USER_AGENT
-        if self._settings.api_key is not None:
-            out["authorization"] = f"Bearer {self._settings.api_key.get()}"
-        elif "authorization" in headers:
-            out["authorization"] = headers["authorization"]
         return content, out
 
     async def _send(self, request: ChatRequest, headers: Mapping[str, str]) -> httpx.Response:
         content, out = self._outgoing(request, headers)
+        return await self._request("POST", self._url, out, content)
+
+    async def send(
+        self,
+        method: str,
+        path: str,
+        headers: Mapping[str, str],
+        content: bytes | AsyncIterable[bytes],
+        query: bytes = b"",
+    ) -> httpx.Response:
+        """Any other route below the base URL (``path`` like ``/embeddings``), the key mapped
+        as for chat; the response is returned unread (the caller closes it)."""
+        url = httpx.URL(f"{self._settings.base_url}{path}", query=query)
+        return await self._request(method, url, self._headers(headers), content)
+
+    async def _request(
+        self,
+        method: str,
+        url: httpx.URL,
+        headers: dict[str, str],
+        content: bytes | AsyncIterable[bytes],
+    ) -> httpx.Response:
         outgoing = httpx.Request(
-            "POST", self._url, headers=out, content=content, extensions={"timeout": self._timeout}
+            method, url, headers=headers, content=content, extensions={"timeout": self._timeout}
         )
         with map_transport_errors():
             return await self._transport.handle_async_request(outgoing)

@@ -155,8 +155,13 @@ def test_stream_events_are_byte_identical(proxy: RunningProxy, emulator: Running
 
 
 def test_models_lists_configured_names(proxy_factory, emulator: RunningEmulator) -> None:
+    """Configured names first, then the default upstream's own list (names it would serve)."""
     proxy = proxy_factory({"models": {"fast": {"base_url": emulator.base_url}}})
-    assert [m.id for m in client(proxy).models.list()] == ["fast"]
+    assert [m.id for m in client(proxy).models.list()] == ["fast", "emulator"]
+    rejecting = proxy_factory(
+        {"models": {"fast": {"base_url": emulator.base_url}}, "unknown_model": "reject"}
+    )
+    assert [m.id for m in client(rejecting).models.list()] == ["fast"]
 
 
 def test_model_alias_rewrites_upstream_model(proxy_factory, emulator: RunningEmulator) -> None:

@@ -194,8 +194,15 @@ def test_client_key_echoed_by_upstream_is_scrubbed(proxy: RunningProxy) -> None:
 
 
 def test_unknown_route_is_404_envelope(proxy: RunningProxy) -> None:
-    error = assert_envelope(httpx.get(f"{proxy.base_url}/nothing-here"), 404)
+    root = proxy.base_url.removesuffix("/v1")
+    error = assert_envelope(httpx.get(f"{root}/nothing-here"), 404)
     assert error["code"] == "not_found"
+
+
+def test_unknown_v1_route_answers_with_the_upstreams_own_error(proxy: RunningProxy) -> None:
+    """Below /v1 the proxy relays what it does not serve; the upstream's 404 comes back."""
+    error = assert_envelope(httpx.get(f"{proxy.base_url}/nothing-here"), 404)
+    assert error["message"] == "upstream returned HTTP 404: Not Found"
 
 
 def test_wrong_method_is_405_envelope(proxy: RunningProxy) -> None:
