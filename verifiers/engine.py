@@ -3,7 +3,7 @@
 Pipeline (after VerifAI's cite-then-verify and RT4CHART's local/global passes):
 
     segment → citations → check-worthiness → claims → windows → local NLI (OR-join)
-            → global NLI over the best windows together → numbers / negation / quote checks
+            → global NLI over the best windows together → numbers / negation / direction / quote checks
             → harm → risk, per sentence and, AND-joined, per response
 
 Every step is a component chosen by name from config (``Verifier.from_config``). The engine
@@ -38,7 +38,8 @@ from verifiers._types import (
     SentenceAnnotation,
     Verdict,
 )
-from verifiers.checks import check_negation, check_numbers, check_quotes
+from verifiers.checks import check_direction, check_negation, check_numbers, check_quotes
+from verifiers.checks.numbers import NUMBERS, UNSTATED
 from verifiers.citations import parse_citations, strip_citations
 from verifiers.claims import ClaimSpan, Decomposer, create_decomposer, is_checkworthy
 from verifiers.harm import HarmScorer, get_harm_scorer
@@ -336,21 +337,29 @@ class Verifier:
                 label, confidence = joined.label, joined.confidence
                 spans = [_span(w, global_scores) for w in _in_order(windows[:GLOBAL_WINDOWS])]
         sentences = [(ev.pmid, s.text) for ev in item.candidates for s in evidence_sentences(ev)]
-        checks = tuple(
-            c
-            for c in (self._numbers(text, item, windows), check_negation(text, sentences))
-            if c is not None
+        found = (
+            self._numbers(text, item, windows),
+            check_negation(text, sentences),
+            check_direction(text, sentences),
         )
+        checks = tuple(c for c in found if c is not None)
         verdict = {
             NLILabel.ENTAILMENT: Verdict.SUPPORTED,
             NLILabel.CONTRADICTION: Verdict.CONTRADICTED,
             NLILabel.NEUTRAL: Verdict.UNSUPPORTED,
         }[label]
         failed = {c.name for c in checks if not c.passed}
-        if "numbers" in failed or ("negation" in failed and verdict is Verdict.SUPPORTED):
-            # The cited evidence states a different quantity, or the claim copies the evidence
-            # with its polarity flipped: NLI models gloss over both.
+        if (
+            NUMBERS in failed
+            or "direction" in failed
+            or ("negation" in failed and verdict is Verdict.SUPPORTED)
+        ):
+            # The evidence states a different quantity, or the claim copies the evidence with
+            # its direction or polarity flipped: small NLI models gloss over all three.
             verdict, confidence = Verdict.CONTRADICTED, max(confidence, 0.5)
+        elif UNSTATED in failed and verdict is Verdict.SUPPORTED:
+            # A quantity the evidence never states cannot be supported by it.
+            verdict = Verdict.UNSUPPORTED
         return _ClaimOutcome(verdict, round(confidence, 4), tuple(spans), checks)
 
     @staticmethod

@@ -1,5 +1,7 @@
-"""Deterministic checks that run beside NLI: numbers and units, negation flips, quoted text."""
+"""Deterministic checks that run beside NLI: numbers and units, negation and direction flips,
+quoted text."""
 
+from verifiers.checks.direction import check_direction
 from verifiers.checks.negation import check_negation, is_negated
 from verifiers.checks.normalise import content_tokens, normalise
 from verifiers.checks.numbers import Quantity, check_numbers, extract_quantities
@@ -7,6 +9,7 @@ from verifiers.checks.quotes import check_quotes, extract_quotes
 
 __all__ = [
     "Quantity",
+    "check_direction",
     "check_negation",
     "check_numbers",
     "check_quotes",

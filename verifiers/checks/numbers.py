@@ -1,18 +1,26 @@
-"""Numbers and units: a claim's quantity must match one the evidence states in the same unit.
+"""Numbers and units: every quantity a claim states must be one the evidence states.
 
-NLI models read "5 mg" and "50 mg" as near-identical, so quantities are compared exactly: a
-claim quantity fails when the evidence states quantities in the same unit and none of them
-matches (within the claim's own rounding, or inside an evidence range). A quantity whose unit the
-evidence never mentions is not judged here.
+NLI models read "5 mg" and "50 mg" as near-identical, so quantities are compared exactly.
+Quantities are numbers (digits or number words) with a unit, a counted plural noun ("3 genes",
+"120 patients"), a fold change ("two-fold") or a year ("in 2019"); units are read in any Unicode
+form (µ and μ, full-width %, non-breaking spaces). For each claim quantity:
+
+- the evidence states it (within the claim's own rounding, or inside an evidence range): passed;
+- the evidence states other values in the same unit: ``numbers`` fails (the number was changed);
+- the evidence never states that unit: ``unstated_number`` fails (not supported, not refuted).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from verifiers._types import CheckResult
+
+NUMBERS = "numbers"
+UNSTATED = "unstated_number"
 
 # Unit spellings mapped to one canonical form; longest alternatives first in the pattern.
 _UNITS: dict[str, str] = {
@@ -29,6 +37,11 @@ _UNITS: dict[str, str] = {
     "mmol/l": "mmol/l",
     "µmol/l": "umol/l",
     "umol/l": "umol/l",
+    "nmol/l": "nmol/l",
+    "µg/ml": "ug/ml",
+    "µg/kg": "ug/kg",
+    "µg/l": "ug/l",
+    "µg/dl": "ug/dl",
     "mg/ml": "mg/ml",
     "ng/ml": "ng/ml",
     "mg": "mg",
@@ -80,13 +93,56 @@ _UNITS: dict[str, str] = {
     "cases": "cases",
     "deaths": "deaths",
 }
-_NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
-_UNIT_ALT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
+_WORD_VALUES = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "fifteen": 15,
+    "twenty": 20,
+    "thirty": 30,
+    "fifty": 50,
+    "hundred": 100,
+}
+
+
+def _unit_key(text: str) -> str:
+    """One spelling per unit: NFKC (full-width forms, the micro sign), lower case, μ as u."""
+    return unicodedata.normalize("NFKC", text).lower().replace("\u03bc", "u")
+
+
+_CANONICAL = {_unit_key(k): v for k, v in _UNITS.items()}
+# Every spelling the pattern accepts: the table's, with both micro characters and full-width %.
+_SPELLINGS = set(_UNITS) | {u.replace("µ", "\u03bc") for u in _UNITS} | {"\uff05"}
+# "·" is a decimal point in some journals' style (The Lancet: "3·12 μmol/L").
+_NUMBER = r"\d{1,3}(?:,\d{3})+(?:[.\u00b7]\d+)?|\d+(?:[.\u00b7]\d+)?|[.\u00b7]\d+"
+_VALUE = rf"{_NUMBER}|" + "|".join(_WORD_VALUES)
+_UNIT_ALT = "|".join(re.escape(u) for u in sorted(_SPELLINGS, key=len, reverse=True))
+# Not after a letter, a decimal point or a hyphen ("IL-6", "COVID-19"), nor after words that
+# make the number a name ("type 2 diabetes", "phase 3 trials").
+_NOT_A_NAME = r"(?<![\w.\u00b7\-])(?<!type )(?<!phase )(?<!grade )(?<!stage )(?<!class )(?<!group )"
 _QUANTITY = re.compile(
-    rf"(?<![\w.])(?P<low>{_NUMBER})(?:\s*(?:-|\u2013|to)\s*(?P<high>{_NUMBER}))?"
+    rf"{_NOT_A_NAME}(?P<low>{_VALUE})(?:\s*(?:-|\u2013|to)\s*(?P<high>{_NUMBER}))?"
     rf"\s*-?\s*(?P<unit>{_UNIT_ALT})(?![\w/])",
     re.IGNORECASE,
 )
+# A counted plural noun after a number: "3 genes", "two cohorts".
+_COUNT = re.compile(
+    rf"{_NOT_A_NAME}(?P<low>{_VALUE})\s+(?P<noun>[a-z]{{3,}}s)\b",
+    re.IGNORECASE,
+)
+# Bare numbers listed before a quantity share its unit: "40, 80, and 160 µmol/l".
+_LISTED = re.compile(rf"(?:(?<![\w.])(?:{_NUMBER})\s*(?:,\s*(?:and\s+|or\s+)?|\s(?:and|or)\s+))+$")
+_LISTED_NUMBER = re.compile(_NUMBER)
+_YEAR = re.compile(r"\b(?:in|since|from|until|by|during|before|after)\s+(?P<year>(?:19|20)\d\d)\b")
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,49 +168,78 @@ class Quantity:
         return abs(self.low - other.low) <= tolerance and abs(self.high - other.high) <= tolerance
 
 
+def _quantity(match: re.Match[str], unit: str) -> Quantity:
+    low_text = match.group("low")
+    high_text = match.groupdict().get("high") or low_text
+    return Quantity(
+        low=_value(low_text),
+        high=_value(high_text),
+        unit=unit,
+        decimals=len(low_text.replace("\u00b7", ".").partition(".")[2]),
+        text=match.group(0),
+        start=match.start(),
+        end=match.end(),
+    )
+
+
+def _singular(noun: str) -> str:
+    noun = noun.lower()
+    return noun[:-3] + "y" if noun.endswith("ies") else noun[:-1]
+
+
 def extract_quantities(text: str) -> list[Quantity]:
-    """All number + unit mentions in ``text``."""
+    """All quantity mentions in ``text``: number + unit, counted nouns and years."""
     found = []
-    for match in _QUANTITY.finditer(text):
-        low_text = match.group("low")
-        high_text = match.group("high") or low_text
-        decimals = len(low_text.partition(".")[2])
+    for m in _QUANTITY.finditer(text):
+        unit = _CANONICAL[_unit_key(m.group("unit"))]
+        found.append(_quantity(m, unit))
+        listed = _LISTED.search(text, max(m.start() - 120, 0), m.start())
+        if listed:
+            for n in _LISTED_NUMBER.finditer(listed.group(0)):
+                at = listed.start() + n.start()
+                value = _value(n.group(0))
+                if re.fullmatch(r"(?:19|20)\d\d", n.group(0)):
+                    continue  # "in 2019, 5 mg": a year, not a dose
+                found.append(Quantity(value, value, unit, 0, n.group(0), at, at + len(n.group(0))))
+    taken = [(q.start, q.end) for q in found]
+    for m in _COUNT.finditer(text):
+        if not any(a < m.end() and m.start() < b for a, b in taken):
+            found.append(_quantity(m, f"count:{_singular(m.group('noun'))}"))
+    for m in _YEAR.finditer(text):
+        year = m.group("year")
         found.append(
-            Quantity(
-                low=_value(low_text),
-                high=_value(high_text),
-                unit=_UNITS[match.group("unit").lower()],
-                decimals=decimals,
-                text=match.group(0),
-                start=match.start(),
-                end=match.end(),
-            )
+            Quantity(float(year), float(year), "year", 0, year, m.start("year"), m.end("year"))
         )
-    return found
+    return sorted(found, key=lambda q: q.start)
 
 
 def check_numbers(claim: str, sources: Sequence[tuple[str, str]]) -> CheckResult | None:
     """Compare the claim's quantities with those of ``sources`` (pairs of PMID and text).
-    None when the claim has no quantity the evidence could confirm or refute."""
+    A changed value (``numbers`` failed) outranks an unstated one (``unstated_number``); None
+    when the claim states no quantity."""
     evidence = [(pmid, q) for pmid, text in sources for q in extract_quantities(text)]
     verdicts: list[CheckResult] = []
     for quantity in extract_quantities(claim):
         same_unit = [(pmid, q) for pmid, q in evidence if q.unit == quantity.unit]
-        if not same_unit:
-            continue
         match = next((pmid for pmid, q in same_unit if quantity.matches(q)), None)
         if match is not None:
-            verdicts.append(CheckResult("numbers", True, f"{quantity.text} found", match))
-            continue
-        stated = ", ".join(sorted({q.text for _, q in same_unit})[:5])
-        pmid = same_unit[0][0]
-        detail = f"{quantity.text} not in the evidence, which states {stated}"
-        verdicts.append(CheckResult("numbers", False, detail, pmid))
+            verdicts.append(CheckResult(NUMBERS, True, f"{quantity.text} found", match))
+        elif same_unit:
+            stated = ", ".join(sorted({q.text for _, q in same_unit})[:5])
+            detail = f"{quantity.text} not in the evidence, which states {stated}"
+            verdicts.append(CheckResult(NUMBERS, False, detail, same_unit[0][0]))
+        else:
+            detail = f"{quantity.text}: the evidence states no such quantity"
+            verdicts.append(CheckResult(UNSTATED, False, detail, None))
     if not verdicts:
         return None
-    failed = [v for v in verdicts if not v.passed]
-    return failed[0] if failed else verdicts[0]
+    for name in (NUMBERS, UNSTATED):
+        failed = [v for v in verdicts if v.name == name and not v.passed]
+        if failed:
+            return failed[0]
+    return verdicts[0]
 
 
 def _value(text: str) -> float:
-    return float(text.replace(",", ""))
+    word = _WORD_VALUES.get(text.lower())
+    return float(word) if word is not None else float(text.replace(",", "").replace("\u00b7", "."))

@@ -61,6 +61,99 @@ def test_rounding_follows_the_claim_precision() -> None:
     assert not check_numbers("It fell by 30.0%.", [("1", "It fell by 29.7%.")]).passed  # type: ignore[union-attr]
 
 
-def test_no_verdict_when_the_evidence_has_no_such_unit() -> None:
-    assert check_numbers("The dose was 50 mg.", EVIDENCE) is None
-    assert check_numbers("Aspirin lowers risk.", DOSE) is None
+def test_a_quantity_the_evidence_never_states_is_unstated() -> None:
+    result = check_numbers("The dose was 50 mg.", EVIDENCE)
+    assert result is not None and not result.passed and result.name == "unstated_number"
+    assert check_numbers("Aspirin lowers risk.", DOSE) is None  # no quantity, no verdict
+
+
+def test_a_changed_value_outranks_an_unstated_one() -> None:
+    result = check_numbers("Over 12 weeks, 50 mg was given for 3 cycles.", DOSE)
+    assert result is not None and result.name == "numbers" and not result.passed
+
+
+# SciFact corpus (ODC-By): doc 22995164 writes the Greek small letter mu (U+03BC), doc 23868856
+# the micro sign (U+00B5), doc 8595678 uses the Lancet's middle-dot decimal point.
+NAHS = [
+    (
+        "22995164",
+        "The relaxation effect was pronouncedly enhanced by H2S- and HS\u2212-donor NaHS "
+        "(30 \u03bcmol/l) at 7.",
+    )
+]
+VITAMIN_C = [
+    (
+        "23868856",
+        "Cells were incubated with vitamin C and divided into four groups: a control group "
+        "(without vitamin C) and three treatment groups with vitamin C at 40, 80, and "
+        "160 \u00b5mol/l.",
+    )
+]
+FOLATE = [
+    (
+        "8595678",
+        "individuals with TT versus CC genotype, 3\u00b712 \u03bcmol/L, "
+        "95% CI 2\u00b723 to 4\u00b701)",
+    )
+]
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "name", "passed"),
+    [
+        ("NaHS at 30 \u00b5mol/L enhanced relaxation.", NAHS, "numbers", True),  # micro sign
+        ("NaHS at 30 \u03bcmol/l enhanced relaxation.", NAHS, "numbers", True),  # Greek mu
+        ("NaHS at 30\u00a0umol/l enhanced relaxation.", NAHS, "numbers", True),  # no-break space
+        ("NaHS at 300 \u03bcmol/l enhanced relaxation.", NAHS, "numbers", False),
+        ("Vitamin C was given at 80 \u03bcmol/l.", VITAMIN_C, "numbers", True),  # listed value
+        ("Vitamin C was given at 120 \u03bcmol/l.", VITAMIN_C, "numbers", False),
+        ("The difference was 3.12 \u00b5mol/L.", FOLATE, "numbers", True),
+        ("The difference was 31.2 \u00b5mol/L.", FOLATE, "numbers", False),
+        ("95\uff05 of the difference was genetic.", FOLATE, "numbers", True),  # full-width %
+    ],
+)
+def test_units_in_any_unicode_form(
+    claim: str, evidence: list[tuple[str, str]], name: str, passed: bool
+) -> None:
+    result = check_numbers(claim, evidence)
+    assert result is not None and result.name == name and result.passed is passed
+
+
+# SciFact corpus (ODC-By): doc 35747505 (a five-fold increase), doc 2158500 (13.2%).
+FOLD = [("35747505", "peaking at 100 nM with a five-fold increase and displaying no change")]
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "name", "passed"),
+    [
+        ("Labeling rose five-fold.", FOLD, "numbers", True),
+        ("Labeling rose 5-fold.", FOLD, "numbers", True),
+        ("Labeling rose two-fold.", FOLD, "numbers", False),
+        ("Labeling rose 10-fold.", FOLD, "numbers", False),
+        ("Labeling was measured in 2019.", FOLD, "unstated_number", False),  # year
+        ("Labeling involved 3 genes.", FOLD, "unstated_number", False),  # counted noun
+        ("Labeling involved three genes.", [("1", "We sequenced 3 genes.")], "numbers", True),
+        ("Labeling lasted 12 months.", FOLD, "unstated_number", False),
+    ],
+)
+def test_fold_changes_years_and_counted_nouns(
+    claim: str, evidence: list[tuple[str, str]], name: str, passed: bool
+) -> None:
+    result = check_numbers(claim, evidence)
+    assert result is not None and result.name == name and result.passed is passed
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Patients with type 2 diabetes were enrolled.",
+        "COVID-19 patients were enrolled.",
+        "IL-6 levels rose in phase 3 trials.",
+        "In 2019, 5 mg was the dose.",
+    ],
+)
+def test_numbers_that_name_things_are_not_quantities(text: str) -> None:
+    found = {(q.low, q.unit) for q in extract_quantities(text)}
+    assert (2.0, "count:diabete") not in found
+    assert all(q.unit != "patients" for q in extract_quantities(text))
+    assert all(q.unit != "mg" or q.low == 5.0 for q in extract_quantities(text))

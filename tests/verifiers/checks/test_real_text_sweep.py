@@ -1,0 +1,94 @@
+"""Every text of every corpus in ../shared/data through the deterministic checks: no exception
+on real Unicode (µ/μ, middle-dot decimals, full-width forms, odd punctuation, long sentences).
+
+Each sentence of each text is checked as a claim against the text's sentences as evidence:
+every quantity it states must then be found, and no direction flip can fire. The negation
+check runs too (no exception); its own cases are in test_check_negation.py."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from verifiers.checks import check_direction, check_negation, check_numbers, extract_quantities
+from verifiers.training.benchmarks import split_sentences
+
+DATA = Path(os.environ.get("VERIPROXY_DATA", Path(__file__).parents[4] / "shared" / "data"))
+pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"public datasets not at {DATA}")
+MIN_CHARS = 20
+csv.field_size_limit(10**8)
+
+
+def _strings(value: object) -> Iterator[str]:
+    if isinstance(value, str):
+        if len(value) >= MIN_CHARS:
+            yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
+def _texts(path: Path) -> Iterator[str]:
+    text = path.read_text(encoding="utf-8", errors="strict")
+    if path.suffix in {".json", ".jsonl"}:
+        try:
+            yield from _strings(json.loads(text))
+        except json.JSONDecodeError:  # JSON lines, whatever the file's ending says
+            for line in text.splitlines():
+                if line.strip():
+                    yield from _strings(json.loads(line))
+    elif path.suffix in {".csv", ".tsv", ".txt"} or path.name.startswith(("s1.", "s2.")):
+        delimiter = "," if path.suffix == ".csv" else "\t"
+        for row in csv.reader(text.splitlines(), delimiter=delimiter):
+            yield from (cell for cell in row if len(cell) >= MIN_CHARS)
+
+
+def _is_text(path: Path) -> bool:
+    suffixes = {".json", ".jsonl", ".csv", ".tsv", ".txt"}
+    readme = "readme" in path.name.lower() or path.name == "LICENSE"
+    return (
+        path.is_file()
+        and not readme
+        and (path.suffix in suffixes or path.name.startswith(("s1.", "s2.")))
+    )
+
+
+def _sources() -> list[Path]:
+    """Every text file, with folders of many small files (NLI4CT's trial reports) as one."""
+    folders = {p.parent for p in DATA.rglob("*") if _is_text(p)}
+    crowded = {f for f in folders if sum(1 for _ in f.iterdir()) > 50}
+    files = [p for p in DATA.rglob("*") if _is_text(p) and p.parent not in crowded]
+    return sorted(files + list(crowded))
+
+
+def _source_texts(source: Path) -> Iterator[str]:
+    for path in sorted(source.iterdir()) if source.is_dir() else [source]:
+        if _is_text(path):
+            yield from _texts(path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("source", _sources(), ids=lambda p: str(p.relative_to(DATA)))
+def test_checks_run_on_every_text(source: Path) -> None:
+    checked = 0
+    for text in _source_texts(source):
+        text = text[:4000]  # whole CT reports are long; a 4k prefix still holds long sentences
+        sentences = split_sentences(text)
+        evidence = [("self", sentence) for sentence in sentences]
+        for sentence in sentences:
+            result = check_numbers(sentence, evidence)
+            if extract_quantities(sentence):
+                assert result is not None and result.passed, (sentence[:200], result)
+            direction = check_direction(sentence, evidence)
+            assert direction is None or direction.passed, (sentence[:200], direction)
+            check_negation(sentence, evidence)
+            checked += 1
+    assert checked > 0
