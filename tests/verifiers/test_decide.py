@@ -82,3 +82,38 @@ def test_most_relevant_below_the_relevance_threshold_is_neutral() -> None:
 def test_unknown_rule_is_rejected() -> None:
     with pytest.raises(ValueError, match="unknown decision rule"):
         Thresholds(rule="majority")  # type: ignore[arg-type]
+
+
+def test_learned_rule_reads_features_of_all_windows() -> None:
+    from verifiers.nli.decide import FEATURES, Aggregator, claim_features
+
+    assert len(claim_features([ENT, NEU])) == len(FEATURES)
+    # A hand-set aggregator that follows max entailment vs max contradiction.
+    n = len(FEATURES)
+    ent_row = [0.0] * n
+    con_row = [0.0] * n
+    ent_row[FEATURES.index("max_entailment")] = 4.0
+    con_row[FEATURES.index("max_contradiction")] = 4.0
+    aggregator = Aggregator(
+        (0.0,) * n, (1.0,) * n, (tuple(ent_row), (0.0,) * n, tuple(con_row)), (0.0, 1.0, 0.0)
+    )
+    rule = Thresholds(rule="learned", aggregator=aggregator)
+    assert decide([NEU, ENT], rule).label is NLILabel.ENTAILMENT
+    assert decide([NEU, CON], rule).label is NLILabel.CONTRADICTION
+    assert decide([NEU, NEU], rule).label is NLILabel.NEUTRAL
+    assert decide([NEU, ENT], rule).window == 1
+
+
+def test_learned_rule_round_trips_through_the_model_config() -> None:
+    from dataclasses import asdict
+
+    from verifiers.nli.decide import FEATURES, Aggregator
+
+    n = len(FEATURES)
+    aggregator = Aggregator(
+        (0.1,) * n, (2.0,) * n, ((1.0,) * n, (0.0,) * n, (-1.0,) * n), (0.0, 0.5, 0.0)
+    )
+    rule = Thresholds(rule="learned", aggregator=aggregator)
+    assert Thresholds.from_dict(asdict(rule)) == rule
+    with pytest.raises(ValueError, match="aggregator"):
+        Thresholds(rule="learned")

@@ -47,3 +47,43 @@ def test_rule_made_contradictions_change_what_the_claim_says() -> None:
     made = contradict("A 5 mg dose reduced pain.", random.Random(1))
     assert made is not None and made != "A 5 mg dose reduced pain."
     assert contradict("Aspirin and bleeding.", random.Random(1)) is None
+
+
+@needs_data
+def test_answer_eval_questions_are_never_trained_on() -> None:
+    from verifiers.eval.answers import load_items
+
+    items = load_items(DATA)
+    assert {i.group.split(":")[0] for i in items} == {"bioasq", "pubmedqa"}
+    held = {s.strip() for item in items for s in item.sentences if len(s) > 40}
+    splits = dataset.build(DATA)
+    seen = {t.strip() for e in splits.train + splits.validation for t in (e.premise, e.hypothesis)}
+    # A sentence may reach training only as part of a longer premise it was cut from.
+    assert not held & seen
+    pubmedqa_groups = {i.group for i in items if i.group.startswith("pubmedqa:")}
+    assert pubmedqa_groups.isdisjoint({e.group for e in splits.train})
+
+
+@needs_data
+def test_snli_test_stays_out_of_stage_one() -> None:
+    from verifiers.training.general import snli_test
+
+    general = dataset.build_general(DATA)
+    trained = {(e.premise, e.hypothesis) for e in general.train}
+    held = {(e.premise, e.hypothesis) for e in snli_test(DATA)}
+    assert len(held) > 9000
+    # SNLI dev and test share no pair; a handful of generic captions may coincide.
+    assert len(held & trained) <= 5
+    assert {e.source for e in general.train} >= {"snli", "taxinli", "docnli", "climatefever"}
+
+
+def test_harder_contradictions_by_kind() -> None:
+    from verifiers.training.claims import change_number_word, reverse_comparison, swap_quantifier
+
+    assert swap_quantifier("Most patients recovered.") == "Few patients recovered."
+    assert change_number_word("Risk rose two-fold.") == "Risk rose ten-fold."
+    assert (
+        reverse_comparison("IL-6 was higher in smokers than in non-smokers.")
+        == "IL-6 was higher in non-smokers than in smokers."
+    )
+    assert swap_direction("Statins reduced mortality.") == "Statins increased mortality."

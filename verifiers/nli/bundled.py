@@ -54,7 +54,7 @@ class ModelConfig:
                 output_name=str(raw["output_name"]),
                 model_file=str(raw["model_file"]),
                 tokenizer_file=str(raw["tokenizer_file"]),
-                thresholds=Thresholds(**raw["thresholds"]),
+                thresholds=Thresholds.from_dict(raw["thresholds"]),
                 window_sizes=tuple(raw["window_sizes"]),
             )
         except (OSError, ValueError, KeyError, TypeError) as exc:

@@ -70,10 +70,25 @@ def healthver(data: Path) -> Iterator[AbstractItem]:
                 )
 
 
+def healthver_train(data: Path) -> Iterator[AbstractItem]:
+    """HealthVer's training split at claim level: the claim against each listed passage."""
+    folder = data / "healthver_train"
+    corpus = read_corpus(folder / "corpus.jsonl", "doc_id")
+    for row in read_jsonl(folder / "claims_train.jsonl"):
+        evidence: dict[str, list[dict[str, object]]] = row["evidence"]  # type: ignore[assignment]
+        for doc_id in row["doc_ids"]:  # type: ignore[attr-defined]
+            sentences = corpus.get(str(doc_id))
+            if sentences:
+                sets = evidence.get(str(doc_id), [])
+                label = LABEL_OF[str(sets[0]["label"])] if sets else NEUTRAL
+                group = f"healthver:{row['id']}"
+                yield AbstractItem(str(row["claim"]).strip(), tuple(sentences), label, group)
+
+
 def validation(data: Path, fraction: float) -> list[AbstractItem]:
     """Claim-level items whose claims fell in the training pipeline's validation split: used to
-    calibrate the decision thresholds without touching any benchmark split."""
-    items = [*scifact(data, "train"), *check_covid(data, "train")]
+    calibrate the decision rule without touching any benchmark split."""
+    items = [*scifact(data, "train"), *check_covid(data, "train"), *healthver_train(data)]
     return [item for item in items if is_validation(item.group, fraction)]
 
 

@@ -198,7 +198,8 @@ def change_number_word(claim: str) -> str | None:
 
 
 _COMPARISON = re.compile(
-    r"\b(in|of|with|among|for) ([\w-]+(?: [\w-]+){0,2}) (?:than|compared with|compared to|versus|vs\.?) "
+    r"\b(in|of|with|among|for) ([\w-]+(?: [\w-]+){0,2}) "
+    r"(?:than|compared with|compared to|versus|vs\.?) "
     r"(?:in |of |with |among |for )?([\w-]+(?: [\w-]+){0,2})",
     re.IGNORECASE,
 )

@@ -43,7 +43,8 @@ class Splits:
             by = Counter((e.source, e.label) for e in rows)
             sources = sorted({s for s, _ in by})
             return ", ".join(
-                f"{s} {by[s, 0]}/{by[s, 1]}/{by[s, 2]}" + (f" (+{by[s, 3]} not-ent)" if by[s, 3] else "")
+                f"{s} {by[s, 0]}/{by[s, 1]}/{by[s, 2]}"
+                + (f" (+{by[s, 3]} not-ent)" if by[s, 3] else "")
                 for s in sources
             )
 

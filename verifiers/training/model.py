@@ -65,9 +65,7 @@ def loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """
     three_way = (labels != NOT_ENTAILMENT).to(logits.dtype)
     relevant = ((labels == ENTAILMENT) | (labels == CONTRADICTION)).to(logits.dtype)
-    rel = nn.functional.binary_cross_entropy_with_logits(
-        logits[:, 0], relevant, reduction="none"
-    )
+    rel = nn.functional.binary_cross_entropy_with_logits(logits[:, 0], relevant, reduction="none")
     supported = (labels == ENTAILMENT).to(logits.dtype)
     stance = nn.functional.binary_cross_entropy_with_logits(
         logits[:, 1], supported, reduction="none"
