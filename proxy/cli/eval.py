@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
-EVAL_TARGETS: tuple[str, ...] = ("nli", "retrieval", "segmentation", "citations", "harm")
+EVAL_TARGETS: tuple[str, ...] = ("nli", "answers", "retrieval", "segmentation", "citations", "harm")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

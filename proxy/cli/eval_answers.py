@@ -1,0 +1,75 @@
+"""``veriproxy eval answers``: answer-level quality through the real ``Verifier``.
+
+Correct cited answers (BioASQ ideal answers, PubMedQA long answers; questions never trained on)
+are verified as written and with one sentence perturbed per kind (changed number, number word,
+swapped direction, negation, quantifier, reversed comparison). See ``verifiers.eval.answers``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from proxy.cli.train_nli import DEFAULT_DATA
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "answers",
+        help="whole cited answers: supported rate, false alarms, perturbations caught",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA, help="public datasets")
+    parser.add_argument(
+        "--source", choices=("all", "bioasq", "pubmedqa"), default="all", help="item source"
+    )
+    parser.add_argument("--model-dir", type=Path, default=None, help="NLI model (bundled if unset)")
+    parser.add_argument("--limit", type=int, default=None, help="first N items of each source")
+    parser.add_argument("--seed", type=int, default=13, help="perturbation choices")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from verifiers.engine import Verifier
+    from verifiers.eval.answers import PERTURBATIONS, evaluate, load_items
+
+    nli: dict[str, object] = {"name": "bundled"}
+    if args.model_dir is not None:
+        nli["model_dir"] = str(args.model_dir)
+    verifier = Verifier.from_config({"nli": nli})
+    items = load_items(args.data_dir, args.source, args.limit)
+    print(f"verifying {len(items)} answers, each also once per perturbation kind", file=sys.stderr)
+    started = time.monotonic()
+
+    def progress(done: int, total: int) -> None:
+        if done % 25 == 0 or done == total:
+            print(f"  {done}/{total} answers ({time.monotonic() - started:.0f} s)", file=sys.stderr)
+
+    result = evaluate(verifier, items, seed=args.seed, progress=progress).as_dict() | {
+        "items": len(items),
+        "source": args.source,
+        "model": verifier.nli.version,
+        "seconds": round(time.monotonic() - started, 1),
+    }
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    print(f"answers: {len(items)} items ({args.source}), model {result['model']}")
+    print(
+        f"correct sentences: {result['correct_sentences']}, "
+        f"supported {result['supported_rate']:.3f}, "
+        f"falsely contradicted {result['false_contradicted_rate']:.3f}"
+    )
+    print(f"{'perturbation':<14}{'sentences':>10}{'caught':>8}{'of supported':>14}{'caught':>8}")
+    perturbed: dict[str, dict[str, float]] = result["perturbed"]  # type: ignore[assignment]
+    for kind in PERTURBATIONS:
+        row = perturbed[kind]
+        print(
+            f"{kind:<14}{row['sentences']:>10}{row['caught']:>8.3f}"
+            f"{row['of_supported']:>14}{row['caught_of_supported']:>8.3f}"
+        )
+    return 0

@@ -1,0 +1,1 @@
+"""Quality evaluation that needs no proxy: what ``veriproxy eval`` runs on the public data."""

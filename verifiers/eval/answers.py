@@ -1,0 +1,239 @@
+"""Answer-level quality: whole cited answers through the real ``Verifier``, as users meet it.
+
+Items come from questions that training never reads (``is_answer_eval``):
+
+- BioASQ 7B-10B ideal answers: each sentence cited to the PMID of its best-matching gold
+  snippet; the evidence per PMID is that document's gold snippets.
+- PubMedQA long answers (the abstract's conclusion) against the abstract's other sections.
+
+Each answer is verified as written, and once more for every kind of perturbation that applies:
+one sentence changed by that rule (``verifiers.training.claims``), the rest left as they are.
+
+Figures: the share of correct check-worthy sentences called ``supported``, the share called
+``contradicted`` (false alarms), and per kind the share of perturbed sentences caught (any
+verdict but ``supported``).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from verifiers._types import Evidence, ResponseReport, Verdict
+from verifiers.engine import Verifier
+from verifiers.training.benchmarks import split_sentences
+from verifiers.training.claims import (
+    change_number,
+    change_number_word,
+    negate,
+    reverse_comparison,
+    swap_direction,
+    swap_quantifier,
+)
+from verifiers.training.examples import is_answer_eval
+from verifiers.training.paraphrases import overlap
+from verifiers.windows import make_evidence
+
+# Perturbation kinds, each a rule that rewrites one sentence (None where it does not apply).
+PERTURBATIONS: dict[str, Callable[[str, random.Random], str | None]] = {
+    "number": change_number,
+    "number_word": lambda s, rng: change_number_word(s),
+    "direction": lambda s, rng: swap_direction(s),
+    "negation": lambda s, rng: negate(s),
+    "quantifier": lambda s, rng: swap_quantifier(s),
+    "comparison": lambda s, rng: reverse_comparison(s),
+}
+# Sentences the checks would pass over (too short to state a finding) are not perturbed.
+MIN_WORDS = 6
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerItem:
+    """A correct cited answer: sentences, the PMID each cites, and the evidence records."""
+
+    group: str
+    sentences: tuple[str, ...]
+    pmids: tuple[str, ...]
+    evidence: tuple[Evidence, ...]
+
+    def text(self, replace: dict[int, str] | None = None) -> tuple[str, list[tuple[int, int]]]:
+        """The answer with citations, and each sentence's character span in it."""
+        replace = replace or {}
+        parts: list[str] = []
+        spans: list[tuple[int, int]] = []
+        offset = 0
+        for i, (sentence, pmid) in enumerate(zip(self.sentences, self.pmids, strict=True)):
+            body = replace.get(i, sentence).rstrip().rstrip(".")
+            cited = f"{body} [PMID:{pmid}]."
+            spans.append((offset, offset + len(cited)))
+            parts.append(cited)
+            offset += len(cited) + 1
+        return " ".join(parts), spans
+
+
+def _ideal_answer(question: dict[str, Any]) -> str:
+    ideal = question.get("ideal_answer") or []
+    return str(ideal[0]) if isinstance(ideal, list) and ideal else str(ideal)
+
+
+def _bioasq(data: Path) -> Iterator[AnswerItem]:
+    questions = [
+        q
+        for path in sorted((data / "bioasq").glob("*_golden.json"))
+        for q in json.loads(path.read_text(encoding="utf-8"))["questions"]
+    ]
+    # Differently worded questions can share an ideal answer, and an answer can quote another
+    # question's snippet: an item whose sentences a training question holds is not held out.
+    trained: set[str] = set()
+    for q in questions:
+        if not is_answer_eval(f"bioasq:{q['body'].strip()}"):
+            trained.update(split_sentences(_ideal_answer(q)))
+            trained.update(str(s["text"]).strip() for s in q.get("snippets", []))
+    seen: set[str] = set()
+    for q in questions:
+        body = q["body"].strip()
+        if body in seen or not is_answer_eval(f"bioasq:{body}"):
+            continue
+        seen.add(body)
+        answer = _ideal_answer(q)
+        if trained.intersection(split_sentences(answer)):
+            continue
+        snippets: dict[str, list[str]] = {}
+        for s in q.get("snippets", []):
+            pmid = str(s["document"]).rstrip("/").rsplit("/", 1)[-1]
+            snippets.setdefault(pmid, []).append(str(s["text"]).strip())
+        if not snippets:
+            continue
+        sentences, pmids = [], []
+        for sentence in split_sentences(answer):
+            best = max(snippets, key=lambda p: overlap(sentence, " ".join(snippets[p])))
+            sentences.append(sentence)
+            pmids.append(best)
+        evidence = tuple(make_evidence(p, "", texts) for p, texts in snippets.items())
+        yield AnswerItem(f"bioasq:{q['id']}", tuple(sentences), tuple(pmids), evidence)
+
+
+def _pubmedqa(data: Path) -> Iterator[AnswerItem]:
+    rows = json.loads((data / "pubmedqa" / "ori_pqal.json").read_text(encoding="utf-8"))
+    for pmid, row in rows.items():
+        group = f"pubmedqa:{pmid}"
+        if not is_answer_eval(group):
+            continue
+        sentences = split_sentences(row["LONG_ANSWER"])
+        context = [s for part in row["CONTEXTS"] for s in split_sentences(part)]
+        evidence = make_evidence(pmid, row["QUESTION"], context)
+        yield AnswerItem(group, sentences, (pmid,) * len(sentences), (evidence,))
+
+
+def load_items(data: Path, source: str = "all", limit: int | None = None) -> list[AnswerItem]:
+    """The held-out answer items, BioASQ first; ``limit`` caps each source."""
+    readers = {"bioasq": _bioasq, "pubmedqa": _pubmedqa}
+    chosen = readers if source == "all" else {source: readers[source]}
+    items: list[AnswerItem] = []
+    for reader in chosen.values():
+        got = [i for i in reader(data) if i.sentences]
+        items.extend(got[:limit])
+    return items
+
+
+@dataclass(slots=True)
+class AnswerMetrics:
+    correct: int = 0
+    supported: int = 0
+    contradicted: int = 0
+    perturbed: Counter[str] = field(default_factory=Counter)
+    caught: Counter[str] = field(default_factory=Counter)
+    # The same, only for sentences whose correct form was called supported: a verifier that
+    # supports nothing would catch every perturbation, and this rate does not reward that.
+    perturbed_of_supported: Counter[str] = field(default_factory=Counter)
+    caught_of_supported: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def supported_rate(self) -> float:
+        return self.supported / self.correct if self.correct else 0.0
+
+    @property
+    def false_contradicted_rate(self) -> float:
+        return self.contradicted / self.correct if self.correct else 0.0
+
+    def caught_rate(self, kind: str) -> float:
+        return self.caught[kind] / self.perturbed[kind] if self.perturbed[kind] else 0.0
+
+    def caught_of_supported_rate(self, kind: str) -> float:
+        n = self.perturbed_of_supported[kind]
+        return self.caught_of_supported[kind] / n if n else 0.0
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "correct_sentences": self.correct,
+            "supported_rate": round(self.supported_rate, 4),
+            "false_contradicted_rate": round(self.false_contradicted_rate, 4),
+            "perturbed": {
+                kind: {
+                    "sentences": self.perturbed[kind],
+                    "caught": round(self.caught_rate(kind), 4),
+                    "of_supported": self.perturbed_of_supported[kind],
+                    "caught_of_supported": round(self.caught_of_supported_rate(kind), 4),
+                }
+                for kind in PERTURBATIONS
+            },
+        }
+
+
+def _verdicts_in(report: ResponseReport, span: tuple[int, int]) -> list[Verdict]:
+    """Verdicts of the report's sentences that overlap ``span`` (the segmenter may split an
+    answer sentence differently)."""
+    a, b = span
+    return [s.verdict for s in report.sentences if s.start < b and a < s.end]
+
+
+def perturbations(item: AnswerItem, rng: random.Random) -> Iterator[tuple[str, int, str]]:
+    """(kind, sentence index, perturbed sentence) for each kind that applies to some sentence."""
+    order = [i for i, s in enumerate(item.sentences) if len(s.split()) >= MIN_WORDS]
+    rng.shuffle(order)
+    for kind, rule in PERTURBATIONS.items():
+        for i in order:
+            made = rule(item.sentences[i], rng)
+            if made and made != item.sentences[i]:
+                yield kind, i, made
+                break
+
+
+def evaluate(
+    verifier: Verifier,
+    items: Sequence[AnswerItem],
+    seed: int = 13,
+    progress: Callable[[int, int], None] | None = None,
+) -> AnswerMetrics:
+    rng = random.Random(seed)
+    result = AnswerMetrics()
+    for n, item in enumerate(items, start=1):
+        text, spans = item.text()
+        report = verifier.verify(text, item.evidence)
+        supported: set[int] = set()
+        for i, span in enumerate(spans):
+            verdicts = [v for v in _verdicts_in(report, span) if v is not Verdict.NOT_CHECKWORTHY]
+            if not verdicts:
+                continue
+            result.correct += 1
+            if all(v is Verdict.SUPPORTED for v in verdicts):
+                result.supported += 1
+                supported.add(i)
+            result.contradicted += any(v is Verdict.CONTRADICTED for v in verdicts)
+        for kind, index, sentence in perturbations(item, rng):
+            text, spans = item.text({index: sentence})
+            verdicts = _verdicts_in(verifier.verify(text, item.evidence), spans[index])
+            caught = any(v is not Verdict.SUPPORTED for v in verdicts)
+            result.perturbed[kind] += 1
+            result.caught[kind] += caught
+            if index in supported:
+                result.perturbed_of_supported[kind] += 1
+                result.caught_of_supported[kind] += caught
+        if progress is not None:
+            progress(n, len(items))
+    return result
