@@ -5,6 +5,7 @@ Depends only on ``verifiers`` (its report types); never imports ``proxy``.
 
 from policies._model import (
     Bounds,
+    LegacyCompletions,
     Match,
     Messages,
     OnVerifierError,
@@ -39,6 +40,7 @@ __all__ = [
     "PRESETS_DIR",
     "Bounds",
     "Issue",
+    "LegacyCompletions",
     "Match",
     "Messages",
     "OnVerifierError",

@@ -47,6 +47,14 @@ class OnVerifierError(StrEnum):
     FLAG = "flag"
 
 
+class LegacyCompletions(StrEnum):
+    """``POST /v1/completions``: ``verify`` its text like a chat answer, or pass it through
+    with an ``unverified`` report (base models continue a prompt; evidence may not fit it)."""
+
+    VERIFY = "verify"
+    UNVERIFIED = "unverified"
+
+
 @dataclass(frozen=True, slots=True)
 class Bounds:
     """A numeric test; every bound given must hold (``{gte: 4}`` is harm >= 4)."""
@@ -160,6 +168,7 @@ class Policy:
     # May a caller skip verification with ``veriproxy.verify: false``? Off unless the policy
     # says so: a policy that guards its users must not be one request option away from nothing.
     allow_client_opt_out: bool = False
+    legacy_completions: LegacyCompletions = LegacyCompletions.VERIFY
     messages: Messages = field(default_factory=Messages)
     sentence_rules: tuple[SentenceRule, ...] = ()
     response_rules: tuple[ResponseRule, ...] = ()

@@ -9,6 +9,7 @@ rate limiting, and ``readiness_checks`` feed ``/readyz``.
 The lifespan opens the pooled httpx transport and closes it (and every upstream) on shutdown.
 While running, ``app.state`` holds ``settings``, ``metrics``, ``router``, ``chat_service``,
 ``passthrough`` (the :class:`~proxy.passthrough.PassthroughService` of the other routes),
+``dialects`` (:class:`~proxy.dialect_service.DialectService`: completions and responses),
 ``readiness_checks``, ``ready``, ``policies`` (the :class:`~policies.PolicyStore`, or None),
 ``shared`` (:class:`proxy.state.runtime.SharedState`: caches,
 rate limiter, replica notices, audit log) and ``recorder`` (call
@@ -28,6 +29,7 @@ from starlette.middleware import Middleware
 from proxy.auth import AuthMiddleware, open_store, store_readiness
 from proxy.chat_service import ChatService
 from proxy.config import Settings
+from proxy.dialect_service import DialectService
 from proxy.errors import install_error_handlers
 from proxy.extensions import Extensions
 from proxy.limits import StreamSlots
@@ -71,8 +73,16 @@ def create_app(
         async with build_transport(settings, transport) as http, shared.running():
             router = UpstreamRouter(settings, http)
             app.state.router = router
-            app.state.passthrough = PassthroughService(
+            passthrough = PassthroughService(
                 router, metrics, secrets, settings.retry, settings.limits.request_seconds
+            )
+            app.state.passthrough = passthrough
+            app.state.dialects = DialectService(
+                passthrough,
+                pipeline.extensions,
+                metrics,
+                secrets,
+                settings.limits.max_event_bytes,
             )
             app.state.chat_service = ChatService(
                 router,

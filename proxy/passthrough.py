@@ -95,7 +95,7 @@ class PassthroughService:
         if not isinstance(route.upstream, OpenAICompatUpstream):
             raise InvalidRequest(
                 f"/v1{path} is not available for this model: its upstream is a litellm provider, "
-                "which only chat completions and responses reach",
+                "which only chat completions reach",
                 param="model" if model else None,
             )
         return route.upstream, route
@@ -109,26 +109,9 @@ class PassthroughService:
             )
         self._metrics.unverified.labels(fwd.route_label, PASSTHROUGH).inc()
         scrub = self._scrubber
-
-        async def call() -> httpx.Response:
-            response = await upstream.send(fwd.method, fwd.path, fwd.headers, fwd.body, fwd.query)
-            if response.status_code < 400:
-                return response
-            try:
-                with map_transport_errors():
-                    body = await response.aread()
-            finally:
-                await response.aclose()
-            relay = scrub.headers(relayed_headers(response.headers))
-            raise UpstreamHTTPError.from_body(response.status_code, body, relay)
-
-        retry = self._retry if isinstance(fwd.body, bytes) else RetryPolicy(max_attempts=1)
-        try:
-            async with deadline("request", self._request_seconds):
-                response = await with_retries(call, retry)
-        except UpstreamError as exc:
-            self._metrics.upstream_error(exc, route.label)
-            raise
+        response = await self.open(
+            upstream, route, fwd.method, fwd.path, fwd.headers, fwd.body, fwd.query
+        )
         headers = [*relayed_headers(response.headers)]
         headers += [(n, response.headers[n]) for n in BODY_HEADERS if n in response.headers]
 
@@ -138,6 +121,40 @@ class PassthroughService:
         return ClosingResponse(
             _Relay(response, scrub, failed), response.status_code, dict(scrub.headers(headers))
         )
+
+    async def open(
+        self,
+        upstream: OpenAICompatUpstream,
+        route: Route,
+        method: str,
+        path: str,
+        headers: Mapping[str, str],
+        body: bytes | AsyncIterable[bytes],
+        query: bytes = b"",
+    ) -> httpx.Response:
+        """Send, within ``request_seconds``, retried (buffered bodies only); an error status
+        raises :class:`UpstreamHTTPError` (counted). The response is returned unread."""
+        scrub = self._scrubber
+
+        async def call() -> httpx.Response:
+            response = await upstream.send(method, path, headers, body, query)
+            if response.status_code < 400:
+                return response
+            try:
+                with map_transport_errors():
+                    content = await response.aread()
+            finally:
+                await response.aclose()
+            relay = scrub.headers(relayed_headers(response.headers))
+            raise UpstreamHTTPError.from_body(response.status_code, content, relay)
+
+        retry = self._retry if isinstance(body, bytes) else RetryPolicy(max_attempts=1)
+        try:
+            async with deadline("request", self._request_seconds):
+                return await with_retries(call, retry)
+        except UpstreamError as exc:
+            self._metrics.upstream_error(exc, route.label)
+            raise
 
     async def upstream_models(self) -> list[dict[str, Any]]:
         """The default upstream's own model list (``GET /models``); empty when it has none,

@@ -4,12 +4,23 @@ from __future__ import annotations
 
 from starlette.routing import Route
 
-from proxy.routes import chat, health, metrics, models, passthrough, policies, ui, verify
+from proxy.routes import (
+    chat,
+    dialects,
+    health,
+    metrics,
+    models,
+    passthrough,
+    policies,
+    ui,
+    verify,
+)
 
 
 def routes() -> list[Route]:
     return [
         *chat.ROUTES,
+        *dialects.ROUTES,
         *models.ROUTES,
         *health.ROUTES,
         *metrics.ROUTES,

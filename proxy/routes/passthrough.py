@@ -26,7 +26,16 @@ from proxy.protocol import forwardable_headers, read_body
 METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
 JSON_TYPE = "application/json"
 # Paths served by the proxy itself; other methods on them are not relayed.
-OWN_PATHS = frozenset({"/v1/chat/completions", "/v1/models", "/v1/verify", "/v1/policies"})
+OWN_PATHS = frozenset(
+    {
+        "/v1/chat/completions",
+        "/v1/completions",
+        "/v1/responses",
+        "/v1/models",
+        "/v1/verify",
+        "/v1/policies",
+    }
+)
 
 
 async def passthrough(request: Request) -> Response:

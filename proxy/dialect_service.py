@@ -1,0 +1,289 @@
+"""Legacy completions and the Responses API, verified through a chat view (see
+:mod:`proxy.dialects`).
+
+``DialectService.complete`` and ``open_stream`` run the same extension chains as chat
+(:mod:`proxy.extensions`): the preparers see the request's chat view and the evidence messages
+they add are put back in the dialect's own place; the upstream is called on the dialect's own
+route (no translation: ``/completions``, ``/responses``); the finalisers see the answer as a
+chat completion, the transformers its stream as chat chunks, and the dialect writes the
+verified text, finish reason and report back in its own format.
+
+Stream mapping: each upstream text delta becomes a content chunk; every other event rides
+through the transformers untouched (a :class:`ViewChunk` with an empty delta, so both stream
+modes pass it at once); the dialect's closing events (finish, ``*.done``,
+``response.completed``) are held and rebuilt at the end from the text the client was actually
+sent, so a gate-mode redaction or block never leaves the original words in a final event.
+
+When verification cannot apply (:class:`~proxy.dialects.Unverifiable`), or the policy says so,
+the answer passes through with ``verification: {"status": "unverified", "reason": ...}`` and
+``veriproxy_unverified_requests_total{reason="not_verifiable"}``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from policies import Policy
+from proxy.dialects import REPORT_EVENT, Dialect, ResponsesDialect, Unverifiable
+from proxy.errors import ProxyError, UpstreamProtocolError, error_body, map_transport_errors
+from proxy.extensions import Extensions, RequestContext
+from proxy.metrics import Metrics
+from proxy.passthrough import PassthroughService
+from proxy.protocol import ChatRequest
+from proxy.scrub import Scrubber
+from proxy.streaming import DONE, StreamChunk, error_event, frame_sse
+from proxy.verification.service import POLICY_KEY
+
+logger = logging.getLogger("veriproxy.dialects")
+
+NOT_VERIFIABLE = "not_verifiable"
+HEADERS_KEY = "response_headers"
+STATUS_HEADER = "X-Veriproxy-Status"
+_VIEW_FINISH = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+
+
+@dataclass(frozen=True)
+class ViewChunk(StreamChunk):
+    """A chat chunk standing for one upstream event that the client gets as it was."""
+
+    source: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DialectCall:
+    dialect: Dialect
+    body: dict[str, Any]
+    ctx: RequestContext
+    headers: Mapping[str, str]
+    route_label: str
+
+
+@dataclass(frozen=True, slots=True)
+class DialectAnswer:
+    body: bytes
+    headers: dict[str, str]
+
+
+def unverified(reason: str) -> dict[str, str]:
+    return {"status": "unverified", "reason": reason}
+
+
+class DialectService:
+    def __init__(
+        self,
+        passthrough: PassthroughService,
+        extensions: Extensions,
+        metrics: Metrics,
+        secrets: tuple[str, ...],
+        max_event_bytes: int,
+    ) -> None:
+        self._passthrough = passthrough
+        self._extensions = extensions
+        self._metrics = metrics
+        self._scrubber = Scrubber(secrets)
+        self._max_event_bytes = max_event_bytes
+
+    async def _prepare(self, call: DialectCall) -> tuple[dict[str, Any], str | None]:
+        """The body to send, and why it is not verified (None: it is)."""
+        view = call.dialect.messages(call.body)
+        if isinstance(view, Unverifiable):
+            return call.body, view.reason
+        request = ChatRequest(body={"model": call.ctx.model, "messages": view})
+        for preparer in self._extensions.preparers:
+            request = await preparer.prepare(request, call.ctx)
+        policy = call.ctx.attachments.get(POLICY_KEY)
+        if isinstance(policy, Policy) and (reason := call.dialect.skipped_by(policy)):
+            del call.ctx.attachments[POLICY_KEY]  # nothing downstream verifies it
+            return call.body, reason
+        added = [m for m in request.messages if m not in view]
+        return call.dialect.inject(call.body, added), None
+
+    async def _send(self, call: DialectCall, body: Mapping[str, Any]) -> Any:
+        upstream, route = self._passthrough.upstream_for(call.ctx.model, call.dialect.path)
+        if upstream.model_override is not None:
+            body = {**body, "model": upstream.model_override}
+        headers = {**call.headers, "content-type": "application/json"}
+        content = json.dumps(body).encode()
+        return await self._passthrough.open(
+            upstream, route, "POST", call.dialect.path, headers, content
+        ), route.label
+
+    async def complete(self, call: DialectCall) -> DialectAnswer:
+        body, skipped = await self._prepare(call)
+        response, _ = await self._send(call, body)
+        try:
+            with map_transport_errors():
+                raw = await response.aread()
+        finally:
+            await response.aclose()
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            raise UpstreamProtocolError("upstream returned a body that is not JSON") from None
+        if not isinstance(data, dict):
+            raise UpstreamProtocolError("upstream returned a body that is not a JSON object")
+        text = call.dialect.answer(data)
+        if skipped is not None or text is None or not self._extensions.finalisers:
+            reason = skipped or "the answer holds no text to verify"
+            out = self._unverified(call, data, text or "", reason)
+            return DialectAnswer(self._encode(out), {STATUS_HEADER: "unverified"})
+        view: dict[str, Any] = {
+            "id": data.get("id"),
+            "object": "chat.completion",
+            "model": call.ctx.model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": "stop",
+                }
+            ],
+        }
+        for finaliser in self._extensions.finalisers:
+            view = await finaliser.finalise(view, call.ctx)
+        choice = view["choices"][0]
+        content = choice.get("message", {}).get("content")
+        report = view.get("verification") or unverified("verification did not run")
+        finish = choice.get("finish_reason")
+        out = call.dialect.apply(data, content if isinstance(content, str) else "", finish, report)
+        return DialectAnswer(self._encode(out), dict(call.ctx.attachments.get(HEADERS_KEY, {})))
+
+    def _unverified(
+        self, call: DialectCall, data: Mapping[str, Any], text: str, reason: str
+    ) -> dict[str, Any]:
+        self._metrics.unverified.labels(call.route_label, NOT_VERIFIABLE).inc()
+        return call.dialect.apply(data, text, None, unverified(reason))
+
+    def _encode(self, data: Mapping[str, Any]) -> bytes:
+        return self._scrubber.raw(json.dumps(data, ensure_ascii=False).encode())
+
+    async def open_stream(self, call: DialectCall) -> AsyncIterator[bytes]:
+        """The client's byte stream; upstream errors before it starts raise (an HTTP error)."""
+        body, skipped = await self._prepare(call)
+        response, label = await self._send(call, body)
+        return self._relay(call, response, skipped, label)
+
+    async def _relay(
+        self, call: DialectCall, response: Any, skipped: str | None, label: str
+    ) -> AsyncIterator[bytes]:
+        dialect = call.dialect
+        out = _Writer(dialect, self._scrubber)
+        source = self._view(dialect, frame_sse(response.aiter_bytes(), self._max_event_bytes))
+        if skipped is not None or not self._extensions.transformers:
+            self._metrics.unverified.labels(call.route_label, NOT_VERIFIABLE).inc()
+            report: dict[str, Any] | None = unverified(skipped or "verification is off")
+        else:
+            report = None
+            for transformer in self._extensions.transformers:
+                source = transformer.transform(source, call.ctx)
+        finish: str | None = None
+        try:
+            with map_transport_errors():
+                async for chunk in source:
+                    if isinstance(chunk, ViewChunk):
+                        if chunk.source is not None:
+                            yield out.event(chunk.source)
+                        if (delta := _content(chunk.data)) is not None:
+                            out.sent += delta
+                        continue
+                    data = chunk.data or {}
+                    verification = data.get("verification")
+                    if isinstance(verification, dict):
+                        if "status" in verification and "sentences" in verification:
+                            report = verification
+                        else:
+                            yield out.event(dialect.annotation_event(verification))
+                    if (delta := _content(data)) is not None:
+                        out.sent += delta
+                        yield out.event(dialect.content_event(delta))
+                    finish = _finish(data) or finish
+            for event in dialect.final_events(out.sent, finish, report):
+                yield out.event(event)
+            if report is not None and isinstance(dialect, ResponsesDialect):
+                yield out.event({"type": REPORT_EVENT, "report": report})
+            if not isinstance(dialect, ResponsesDialect):
+                yield DONE
+        except ProxyError as exc:
+            if exc.status >= 500:
+                self._metrics.upstream_error(exc, label, mid_stream=True)
+            logger.warning("stream ended by error: %s", self._scrubber.text(exc.message))
+            yield error_event(error_body(exc, self._scrubber.secrets)[1])
+            if not isinstance(dialect, ResponsesDialect):
+                yield DONE
+        finally:
+            aclose = getattr(source, "aclose", None)
+            if aclose is not None:
+                await aclose()
+            await response.aclose()
+
+    async def _view(
+        self, dialect: Dialect, events: AsyncIterator[StreamChunk]
+    ) -> AsyncIterator[StreamChunk]:
+        """Upstream events as chat chunks; the dialect's closing events are held back."""
+        finished = False
+        async for event in events:
+            if event.is_done or event.data is None:
+                continue
+            data = event.data
+            text = dialect.delta(data)
+            if text is not None:
+                chunk = {
+                    "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]
+                }
+                yield _view_chunk(chunk, data)
+            elif dialect.is_terminal(data):
+                if not finished:
+                    finished = True
+                    yield _view_chunk(_VIEW_FINISH, None)
+            else:
+                yield _view_chunk(
+                    {"choices": [{"index": 0, "delta": {}, "finish_reason": None}]}, data
+                )
+        if not finished:
+            yield _view_chunk(_VIEW_FINISH, None)
+
+
+def _view_chunk(data: Mapping[str, Any], source: dict[str, Any] | None) -> ViewChunk:
+    plain = StreamChunk.from_data(data)
+    return ViewChunk(raw=plain.raw, data_text=plain.data_text, source=source)
+
+
+def _content(data: Mapping[str, Any] | None) -> str | None:
+    for choice in (data or {}).get("choices") or ():
+        if isinstance(choice, Mapping) and choice.get("index", 0) == 0:
+            content = (choice.get("delta") or {}).get("content")
+            return content if isinstance(content, str) and content else None
+    return None
+
+
+def _finish(data: Mapping[str, Any]) -> str | None:
+    for choice in data.get("choices") or ():
+        if isinstance(choice, Mapping) and choice.get("index", 0) == 0:
+            reason = choice.get("finish_reason")
+            return reason if isinstance(reason, str) else None
+    return None
+
+
+class _Writer:
+    """Encodes the client's events: Responses events numbered in order and named in an
+    ``event:`` line; completions chunks as plain ``data:``. Keys are scrubbed."""
+
+    def __init__(self, dialect: Dialect, scrubber: Scrubber) -> None:
+        self._named = isinstance(dialect, ResponsesDialect)
+        self._scrubber = scrubber
+        self._number = 0
+        self.sent = ""
+
+    def event(self, data: Mapping[str, Any]) -> bytes:
+        payload = dict(data)
+        head = b""
+        if self._named:
+            payload["sequence_number"] = self._number
+            self._number += 1
+            head = f"event: {payload.get('type')}\n".encode()
+        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+        return self._scrubber.raw(head + b"data: " + text.encode() + b"\n\n")

@@ -1,0 +1,184 @@
+"""Legacy completions and the Responses API through the real proxy, the real verifier and the
+emulator, with the real openai SDK: evidence injected in the API's own place, the answer
+verified like chat, streamed in the API's own events, and policies enforced (a gate-mode
+block ends a response ``incomplete`` / ``content_filter``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+import openai
+import pytest
+
+from proxy.dialects import SENTENCE_EVENT
+from proxy.evidence.inject import CONTRACT
+from proxy.server_thread import RunningEmulator, RunningProxy
+from tests.conftest import ProxyFactory
+
+ANSWER = "Aspirin reduces fever in adults [PMID:1]. The moon is made of green cheese."
+QUESTION = "Does aspirin reduce fever?"
+DOCS = {
+    "veriproxy": {
+        "documents": [
+            {"pmid": "1", "title": "Aspirin", "abstract": "Aspirin reduces fever in adults."}
+        ]
+    }
+}
+CONTRACT_HEAD = CONTRACT.split(".")[0]
+
+POLICIES = {
+    "gate-block.yaml": """
+name: gate-block
+stream_mode: gate
+sentence_rules:
+  - name: block-uncited
+    when:
+      verdict: [uncited, unsupported]
+    action: block
+""",
+    "legacy-off.yaml": """
+name: legacy-off
+legacy_completions: unverified
+""",
+}
+
+
+@pytest.fixture
+def verified(
+    proxy_factory: ProxyFactory, emulator: RunningEmulator, tmp_path: Path
+) -> RunningProxy:
+    for name, text in POLICIES.items():
+        (tmp_path / name).write_text(text)
+    emulator.emulator.reply = ANSWER
+    return proxy_factory({"verification": {"enabled": True, "policies_dir": str(tmp_path)}})
+
+
+def client(proxy: RunningProxy) -> openai.OpenAI:
+    return openai.OpenAI(base_url=proxy.base_url, api_key="sk-client", max_retries=0)
+
+
+def options(policy: str | None = None) -> dict[str, Any]:
+    if policy is None:
+        return DOCS
+    return {"veriproxy": {**DOCS["veriproxy"], "policy": policy}}
+
+
+def metric(proxy: RunningProxy, name: str) -> list[str]:
+    return [line for line in httpx.get(f"{proxy.url}/metrics").text.splitlines() if name in line]
+
+
+# -- legacy completions ----------------------------------------------------------------------
+
+
+def test_completion_is_verified_with_evidence_in_the_prompt(
+    verified: RunningProxy, emulator: RunningEmulator
+) -> None:
+    result = client(verified).completions.create(model="m", prompt=QUESTION, extra_body=options())
+    assert result.choices[0].text == ANSWER
+    report = result.model_extra["verification"]
+    assert [s["verdict"] for s in report["sentences"]] == ["supported", "uncited"]
+    prompt = emulator.stats.requests[-1]["prompt"]
+    assert prompt.startswith(CONTRACT_HEAD) and prompt.endswith(QUESTION)
+
+
+def test_streamed_completion_carries_annotations_then_the_report(verified: RunningProxy) -> None:
+    chunks = list(
+        client(verified).completions.create(
+            model="m", prompt=QUESTION, stream=True, extra_body=options()
+        )
+    )
+    text = "".join(c.choices[0].text for c in chunks if c.choices)
+    assert text == ANSWER
+    annotations = [c.model_extra.get("verification") for c in chunks]
+    sentences = [a for a in annotations if a and "verdict" in a]
+    assert [s["verdict"] for s in sentences] == ["supported", "uncited"]
+    last = chunks[-1]
+    assert last.choices[0].finish_reason == "stop"
+    assert last.model_extra["verification"]["status"] in ("verified", "flagged")
+
+
+def test_completion_verification_cannot_apply_is_reported_unverified(
+    verified: RunningProxy, emulator: RunningEmulator
+) -> None:
+    result = client(verified).completions.create(model="m", prompt=["one", "two"])
+    assert result.model_extra["verification"]["status"] == "unverified"
+    assert "not one string" in result.model_extra["verification"]["reason"]
+    assert emulator.stats.requests[-1]["prompt"] == ["one", "two"]  # nothing injected
+    assert any(
+        'reason="not_verifiable",route="/v1/completions"} 1.0' in line
+        for line in metric(verified, "veriproxy_unverified_requests_total")
+    )
+
+
+def test_policy_passes_legacy_completions_through_unverified(
+    verified: RunningProxy, emulator: RunningEmulator
+) -> None:
+    response = client(verified).completions.with_raw_response.create(
+        model="m", prompt=QUESTION, extra_body=options("legacy-off")
+    )
+    report = response.parse().model_extra["verification"]
+    assert report["status"] == "unverified"
+    assert "legacy-off" in report["reason"]
+    assert response.headers["x-veriproxy-status"] == "unverified"
+    assert emulator.stats.requests[-1]["prompt"] == QUESTION
+
+
+# -- responses -------------------------------------------------------------------------------
+
+
+def test_response_is_verified_with_evidence_in_instructions(
+    verified: RunningProxy, emulator: RunningEmulator
+) -> None:
+    result = client(verified).responses.create(
+        model="m", instructions="Be brief.", input=QUESTION, extra_body=options()
+    )
+    assert result.status == "completed"
+    assert result.output_text == ANSWER
+    report = result.model_extra["verification"]
+    assert [s["verdict"] for s in report["sentences"]] == ["supported", "uncited"]
+    assert report["unverified_items"] == []
+    instructions = emulator.stats.requests[-1]["instructions"]
+    assert instructions.startswith("Be brief.\n\n" + CONTRACT_HEAD)
+
+
+def test_response_stream_helper_gets_events_annotations_and_report(
+    verified: RunningProxy,
+) -> None:
+    with client(verified).responses.stream(
+        model="m", input=QUESTION, extra_body=options()
+    ) as stream:
+        events = list(stream)
+        final = stream.get_final_response()
+    types = [e.type for e in events]
+    assert types[:2] == ["response.created", "response.in_progress"]
+    assert types.count(SENTENCE_EVENT) == 2
+    assert types.index(SENTENCE_EVENT) < types.index("response.completed")
+    assert "".join(e.delta for e in events if e.type == "response.output_text.delta") == ANSWER
+    assert final.output_text == ANSWER
+    assert [s["verdict"] for s in final.model_extra["verification"]["sentences"]] == [
+        "supported",
+        "uncited",
+    ]
+
+
+def test_gate_block_ends_the_response_incomplete(verified: RunningProxy) -> None:
+    sdk = client(verified)
+    result = sdk.responses.create(model="m", input=QUESTION, extra_body=options("gate-block"))
+    assert result.status == "incomplete"
+    assert result.incomplete_details is not None
+    assert result.incomplete_details.reason == "content_filter"
+    assert "cheese" not in result.output_text
+    assert result.model_extra["verification"]["status"] == "blocked"
+
+    events = list(
+        sdk.responses.create(
+            model="m", input=QUESTION, stream=True, extra_body=options("gate-block")
+        )
+    )
+    assert "cheese" not in repr(events)
+    last = events[-1] if events[-1].type != "response.verification.report" else events[-2]
+    assert last.type == "response.incomplete"
+    assert last.response.incomplete_details.reason == "content_filter"
+    assert "Aspirin reduces fever" in last.response.output_text  # the verified part was sent
