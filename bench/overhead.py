@@ -14,6 +14,7 @@ scenario, the same client (httpx, keep-alive) measures every target in turn:
 
 * non-streaming chat completion: latency to the full body;
 * streaming: time to first token (first event whose delta has non-empty content);
+* embeddings: latency to the full body (the passthrough path, nothing verified);
 
 sequentially and with ``--concurrency`` clients. The table shows p50/p99 latency per target and
 the overhead each proxy adds over the direct call (difference of the percentiles). Targets: p50
@@ -140,6 +141,16 @@ async def one_ttft(client: httpx.AsyncClient, target: Target) -> float:
     return first
 
 
+async def one_embedding(client: httpx.AsyncClient, target: Target) -> float:
+    """The passthrough path: ``/embeddings`` is relayed, not verified."""
+    body = {"model": target.model, "input": [REPLY], "encoding_format": "float"}
+    started = time.perf_counter()
+    response = await client.post(f"{target.base_url}/embeddings", json=body)
+    response.raise_for_status()
+    json.loads(response.content)
+    return time.perf_counter() - started
+
+
 Measure = Callable[[httpx.AsyncClient, Target], Awaitable[float]]
 
 
@@ -172,10 +183,13 @@ async def measure_all(targets: list[Target], args: argparse.Namespace) -> list[l
     scenarios: list[tuple[str, Measure, int, int]] = [
         ("non-stream, sequential", one_completion, args.requests, 1),
         ("stream TTFT, sequential", one_ttft, args.requests, 1),
+        ("embeddings (passthrough), sequential", one_embedding, args.requests, 1),
         (f"non-stream, {args.concurrency} conc.", one_completion, args.concurrent_requests,
          args.concurrency),
         (f"stream TTFT, {args.concurrency} conc.", one_ttft, args.concurrent_requests,
          args.concurrency),
+        (f"embeddings (passthrough), {args.concurrency} conc.", one_embedding,
+         args.concurrent_requests, args.concurrency),
     ]  # fmt: skip
     async with httpx.AsyncClient(timeout=60, limits=limits, trust_env=False) as client:
         for label, measure, total, conc in scenarios:

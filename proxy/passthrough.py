@@ -2,17 +2,19 @@
 
 ``PassthroughService.forward`` sends one :class:`Forward` to the upstream the request's model
 picks (JSON bodies) or to the default upstream (uploads, listings, ``GET`` by id), with the same
-key mapping, timeouts and retries as chat, and returns the upstream's answer as a streamed
-response. Nothing is verified; ``veriproxy_unverified_requests_total{reason="passthrough"}``
-counts each request by route.
+key mapping, timeouts and retries as chat, and returns the upstream's answer. Nothing is
+verified; ``veriproxy_unverified_requests_total{reason="passthrough"}`` counts each request by
+route.
 
 * Bodies: JSON bodies are read (bounded by ``max_body_bytes``) so the model can route them and
   be renamed; any other body (multipart uploads) streams through chunk by chunk, bounded by
   ``limits.max_upload_bytes``, never held in memory. Only buffered bodies are retried.
-* Answers: the upstream's status, content type and body, streamed. Configured upstream keys are
-  scrubbed from the body, across chunk boundaries, and from relayed headers. An error status
-  becomes :class:`~proxy.errors.UpstreamHTTPError` (after retries), so the client gets the
-  upstream's own status, type, code and message, sanitised like chat's.
+* Answers: the upstream's status, content type and body: read whole and sent at once when
+  small (up to ``BUFFERED_BYTES`` with a ``Content-Length``), else streamed (downloads, SSE).
+  Configured upstream keys are scrubbed from the body, across chunk boundaries, and from
+  relayed headers. An error status becomes :class:`~proxy.errors.UpstreamHTTPError` (after
+  retries), so the client gets the upstream's own status, type, code and message, sanitised
+  like chat's.
 * Tenants: upstream resources that outlive a request (files, batches, unknown routes) belong
   to whoever owns the upstream key. With proxy keys on and a configured upstream key every
   tenant would share them, so those routes are refused (403) there; see ``docs/api.md``.
@@ -27,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+from starlette.responses import Response
 
 from proxy.auth import PermissionDenied
 from proxy.errors import (
@@ -49,6 +52,9 @@ logger = logging.getLogger("veriproxy.passthrough")
 PASSTHROUGH = "passthrough"
 # Response headers relayed besides ``relayed_headers`` (downloads keep their name and type).
 BODY_HEADERS = ("content-type", "content-disposition")
+# Answers up to this size with a Content-Length are read whole and sent at once; larger ones
+# (downloads) and streams are relayed chunk by chunk.
+BUFFERED_BYTES = 1024 * 1024
 # Routes whose calls leave nothing behind upstream: safe to share one upstream key.
 STATELESS_PREFIXES = (
     "/embeddings",
@@ -100,7 +106,7 @@ class PassthroughService:
             )
         return route.upstream, route
 
-    async def forward(self, fwd: Forward) -> ClosingResponse:
+    async def forward(self, fwd: Forward) -> Response:
         upstream, route = self.upstream_for(fwd.model, fwd.path)
         if fwd.shared_tenants and upstream.has_key and not fwd.path.startswith(STATELESS_PREFIXES):
             raise PermissionDenied(
@@ -114,13 +120,21 @@ class PassthroughService:
         )
         headers = [*relayed_headers(response.headers)]
         headers += [(n, response.headers[n]) for n in BODY_HEADERS if n in response.headers]
+        out_headers = dict(scrub.headers(headers))
+        if _small(response):
+            # A small, whole answer (embeddings, a file's metadata): read it and answer at
+            # once, as chat does, without a streamed body's machinery.
+            try:
+                with map_transport_errors():
+                    body = await response.aread()
+            finally:
+                await response.aclose()
+            return Response(scrub.raw(body), response.status_code, out_headers)
 
         def failed(exc: UpstreamError) -> None:
             self._metrics.upstream_error(exc, route.label, mid_stream=True)
 
-        return ClosingResponse(
-            _Relay(response, scrub, failed), response.status_code, dict(scrub.headers(headers))
-        )
+        return ClosingResponse(_Relay(response, scrub, failed), response.status_code, out_headers)
 
     async def open(
         self,
@@ -222,6 +236,12 @@ class _Relay:
 
     async def aclose(self) -> None:
         await self._response.aclose()
+
+
+def _small(response: httpx.Response) -> bool:
+    length = response.headers.get("content-length", "")
+    streamed = response.headers.get("content-type", "").startswith("text/event-stream")
+    return not streamed and length.isdigit() and int(length) <= BUFFERED_BYTES
 
 
 def _partial_secret(data: bytes, secrets: tuple[bytes, ...]) -> int:
