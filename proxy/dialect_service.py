@@ -43,7 +43,6 @@ logger = logging.getLogger("veriproxy.dialects")
 NOT_VERIFIABLE = "not_verifiable"
 HEADERS_KEY = "response_headers"
 STATUS_HEADER = "X-Veriproxy-Status"
-_VIEW_FINISH = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
 
 
 @dataclass(frozen=True)
@@ -230,21 +229,22 @@ class DialectService:
                 continue
             data = event.data
             text = dialect.delta(data)
+            # The answer's id travels in the view, so the report is stored under it.
+            head = {"id": dialect.answer_id} if dialect.answer_id else {}
             if text is not None:
-                chunk = {
-                    "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]
-                }
-                yield _view_chunk(chunk, data)
+                yield _view_chunk({**head, **_choice({"content": text})}, data)
             elif dialect.is_terminal(data):
                 if not finished:
                     finished = True
-                    yield _view_chunk(_VIEW_FINISH, None)
+                    yield _view_chunk({**head, **_choice({}, "stop")}, None)
             else:
-                yield _view_chunk(
-                    {"choices": [{"index": 0, "delta": {}, "finish_reason": None}]}, data
-                )
+                yield _view_chunk({**head, **_choice({})}, data)
         if not finished:
-            yield _view_chunk(_VIEW_FINISH, None)
+            yield _view_chunk(_choice({}, "stop"), None)
+
+
+def _choice(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    return {"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
 
 
 def _view_chunk(data: Mapping[str, Any], source: dict[str, Any] | None) -> ViewChunk:

@@ -43,6 +43,9 @@ class Dialect(Protocol):
 
     def skipped_by(self, policy: Policy) -> str | None: ...
 
+    @property
+    def answer_id(self) -> str | None: ...
+
     def messages(self, body: Mapping[str, Any]) -> list[dict[str, Any]] | Unverifiable: ...
 
     def inject(self, body: Mapping[str, Any], added: list[dict[str, Any]]) -> dict[str, Any]: ...
@@ -83,6 +86,11 @@ class CompletionsDialect:
         if policy.legacy_completions is LegacyCompletions.UNVERIFIED:
             return f"policy '{policy.name}' passes legacy completions through unverified"
         return None
+
+    @property
+    def answer_id(self) -> str | None:
+        value = self._template.get("id")
+        return value if isinstance(value, str) else None
 
     def messages(self, body: Mapping[str, Any]) -> list[dict[str, Any]] | Unverifiable:
         prompt = body.get("prompt")
@@ -172,6 +180,11 @@ class ResponsesDialect:
         self._completed: dict[str, Any] | None = None  # the upstream's own final response
         self._item: dict[str, Any] | None = None  # the first message item
         self._at = {"item_id": "", "output_index": 0, "content_index": 0}
+
+    @property
+    def answer_id(self) -> str | None:
+        value = self._snapshot.get("id")
+        return value if isinstance(value, str) else None
 
     def messages(self, body: Mapping[str, Any]) -> list[dict[str, Any]] | Unverifiable:
         out: list[dict[str, Any]] = []
