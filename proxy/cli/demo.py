@@ -58,10 +58,12 @@ class Replay:
 
 
 def demo_config(upstream_base_url: str) -> dict[str, Any]:
-    """Proxy configuration: keyless on loopback, one model on the emulator, the shipped
-    retrieval index and presets, verification with the bundled model."""
+    """Proxy configuration: keyless on loopback, one model on the emulator (other names are
+    refused, so /v1/models lists only it), the shipped retrieval index and presets,
+    verification with the bundled model."""
     upstream = {"base_url": upstream_base_url}
     return {
+        "unknown_model": "reject",
         "default_upstream": upstream,
         "models": {DEMO_MODEL: upstream},
         "verification": {"enabled": True},

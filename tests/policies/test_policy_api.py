@@ -12,6 +12,7 @@ def test_public_api_is_pinned() -> None:
     assert sorted(policies.__all__) == [
         "Bounds",
         "Issue",
+        "LegacyCompletions",
         "Match",
         "Messages",
         "OnVerifierError",

@@ -115,8 +115,15 @@ def prometheus_for(tmp_path: Path) -> Iterator[Any]:
         proc.wait(timeout=20)
 
 
+class NotReady(Exception):
+    """Prometheus answers 503 'Service Unavailable' (plain text) until its TSDB has opened."""
+
+
 def query(client: httpx.Client, expr: str) -> list[dict[str, Any]]:
-    answer = client.get("/api/v1/query", params={"query": expr}).json()
+    response = client.get("/api/v1/query", params={"query": expr})
+    if response.status_code == 503:
+        raise NotReady(response.text)
+    answer = response.json()
     assert answer["status"] == "success", answer
     return list(answer["data"]["result"])
 
@@ -127,7 +134,7 @@ def wait_for(client: httpx.Client, expr: str, expected: float, timeout: float = 
     while time.monotonic() < deadline:
         try:
             seen = query(client, expr)
-        except httpx.TransportError:
+        except (httpx.TransportError, NotReady):
             seen = "prometheus not up yet"
         else:
             if seen and float(seen[0]["value"][1]) == expected:
