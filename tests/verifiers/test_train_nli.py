@@ -43,7 +43,11 @@ def test_tiny_run_writes_a_loadable_model_and_resumes(tmp_path: Path) -> None:
     assert config["max_length"] == 64
     assert config["training"]["pairs"]["train"] == 16
     assert 0.0 <= config["training"]["parity"]["agreement"] <= 1.0
-    assert (work / "checkpoint.pt").is_file()
+    assert (work / "general" / "checkpoint.pt").is_file()
+    assert (work / "biomedical" / "checkpoint.pt").is_file()
+    assert "stage one: SNLI test accuracy" in done.stderr
+    assert config["training"]["pairs"]["general"] == 16
+    assert set(config["training"]["snli_test_accuracy"]) == {"stage_one", "final"}
     assert config["version"] in (out / "MODEL_CARD.md").read_text(encoding="utf-8")
 
     nli = BundledNLI(out, threads=1)
@@ -52,5 +56,6 @@ def test_tiny_run_writes_a_loadable_model_and_resumes(tmp_path: Path) -> None:
 
     again = _train(*args, "--max-length", "64", "--threads", "1", "--resume")
     assert again.returncode == 0, again.stderr[-3000:]
-    assert "resumed from step 1 of 1" in again.stderr
+    # Both stages resume from their own checkpoints, and neither trains again.
+    assert again.stderr.count("resumed from step 1 of 1") == 2
     assert " loss " not in again.stderr.split("resumed from step")[1]

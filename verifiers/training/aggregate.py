@@ -50,8 +50,12 @@ def choose_rule(
     """Out-of-fold macro-F1 of both rules; returns the better rule fitted on all claims."""
     features = np.asarray([claim_features(s) for s in scored])
     labels = np.asarray(gold)
+    folds = min(FOLDS, *np.bincount(labels, minlength=3))
+    if folds < 2:  # a tiny run: too few claims of some class to cross-validate
+        thresholds, f1 = calibrate(scored, gold, "most_relevant")
+        return RuleChoice(thresholds, {"most_relevant": f1})
     predicted = {"most_relevant": np.zeros_like(labels), "learned": np.zeros_like(labels)}
-    splitter = StratifiedKFold(n_splits=FOLDS, shuffle=True, random_state=seed)
+    splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
     for train, test in splitter.split(features, labels):
         rule, _ = calibrate([scored[i] for i in train], labels[train].tolist(), "most_relevant")
         predicted["most_relevant"][test] = decide_all([scored[i] for i in test], rule)

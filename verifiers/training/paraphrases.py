@@ -19,19 +19,11 @@ import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from verifiers.checks.normalise import content_tokens
 from verifiers.training.benchmarks import split_sentences
 from verifiers.training.examples import ENTAILMENT, Example, is_answer_eval, windows
 from verifiers.training.sources import read_jsonl
 
-_WORD = re.compile(r"[a-z0-9][a-z0-9-]{2,}")
-_STOP = frozenset(
-    """
-    the and for with that this was were are from have has had not but its their these
-    those which than into also been may can our all any more most such between among after
-    before during both each other only over under while whether there they them when what
-    who whom study patients results conclusions conclusion data using used use
-    """.split()  # noqa: SIM905 (a word list reads better as text)
-)
 # Titles that state a finding have a verb of effect or association.
 _FINDING_VERB = re.compile(
     r"\b(is|are|was|were|reduces?|increases?|improves?|inhibits?|induces?|promotes?|regulates?"
@@ -42,14 +34,10 @@ _FINDING_VERB = re.compile(
 MIN_OVERLAP = 0.5
 
 
-def content_words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
-
-
 def overlap(sentence: str, premise: str) -> float:
     """Share of the sentence's content words that the premise holds."""
-    words = content_words(sentence)
-    return len(words & content_words(premise)) / len(words) if words else 0.0
+    words = content_tokens(sentence)
+    return len(words & content_tokens(premise)) / len(words) if words else 0.0
 
 
 def best_window(sentence: str, sentences: Sequence[str]) -> tuple[str, float]:
@@ -65,7 +53,7 @@ def _pairs(
     sentences: Sequence[str], premises: Sequence[str], source: str, group: str
 ) -> Iterator[Example]:
     for sentence in sentences:
-        if len(content_words(sentence)) < 4:
+        if len(content_tokens(sentence)) < 4:
             continue
         premise, score = best_window(sentence, premises)
         if score >= MIN_OVERLAP:
