@@ -46,6 +46,7 @@ from proxy.verification._settings import (
     DEFAULT_MAX_SENTENCE_CHARS,
     DEFAULT_POLICY,
     DEFAULT_RELOAD_SECONDS,
+    DEFAULT_REPORT_TTL_SECONDS,
     DEFAULT_TIMEOUT_SECONDS,
     VerificationSettings,
 )
@@ -100,6 +101,8 @@ class UpstreamSettings:
     # Model name sent upstream; None keeps the name the client asked for.
     model: str | None = None
     api_key: Secret | None = None
+    # litellm only: the provider's base URL, where it is not the provider's default.
+    api_base: str | None = None
 
     @property
     def kind(self) -> str:
@@ -179,11 +182,14 @@ class _UpstreamModel(_Strict):
     model: str | None = None
     api_key: str | None = None
     api_key_env: str | None = None
+    api_base: str | None = None
 
     @model_validator(mode="after")
     def _one_target(self) -> _UpstreamModel:
         if (self.base_url is None) == (self.litellm is None):
             raise ValueError("set exactly one of 'base_url' or 'litellm'")
+        if self.api_base is not None and self.litellm is None:
+            raise ValueError("api_base goes with 'litellm' (use base_url otherwise)")
         if self.base_url is not None and not self.base_url.startswith(("http://", "https://")):
             raise ValueError("base_url must start with http:// or https://")
         if self.api_key is not None and self.api_key_env is not None:
@@ -264,6 +270,7 @@ class _VerificationModel(_Strict):
     policies_dir: str | None = Field(default=None, min_length=1)
     default_policy: str = Field(default=DEFAULT_POLICY, min_length=1)
     reload_seconds: float = Field(default=DEFAULT_RELOAD_SECONDS, gt=0)
+    report_ttl_seconds: float = Field(default=DEFAULT_REPORT_TTL_SECONDS, gt=0)
     max_sentence_chars: int = Field(default=DEFAULT_MAX_SENTENCE_CHARS, ge=100)
 
 
@@ -374,6 +381,7 @@ def _upstream(model: _UpstreamModel, key: str, environ: Mapping[str, str]) -> Up
         litellm_model=model.litellm,
         model=model.model,
         api_key=api_key,
+        api_base=model.api_base,
     )
 
 

@@ -80,7 +80,9 @@ def build_pipeline(settings: Settings, metrics: Metrics, shared: SharedState) ->
         poll_seconds=verification.reload_seconds,
         on_reload_error=rejected,
     )
-    service = VerificationService(verification, store, metrics, shared.recorder)
+    service = VerificationService(
+        verification, store, metrics, shared.recorder, reports=shared.reports
+    )
     extensions = Extensions(
         preparers=(evidence, service), transformers=(service,), finalisers=(service,)
     )

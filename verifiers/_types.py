@@ -114,7 +114,7 @@ class EvidenceSpan:
 class CheckResult:
     """A deterministic check (numbers, negation, quote) beside NLI."""
 
-    name: str  # numbers | negation | quote
+    name: str  # numbers | unstated_number | negation | direction | quote
     passed: bool
     detail: str
     pmid: str | None = None
@@ -158,6 +158,10 @@ class SentenceAnnotation:
     # The client was not shown this sentence's words (redacted or blocked): ``text`` is the
     # policy's message and claim texts are empty; the audit log keeps the original.
     withheld: bool = False
+    # Where the text sits when the answer is JSON (structured output, tool-call arguments):
+    # a JSONPath such as ``$.tool_calls[0].function.arguments.summary``, with ``start``/``end``
+    # offsets into that string value. None for a plain-text answer.
+    path: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +193,12 @@ class ResponseReport:
     model_version: str = ""
     schema_version: str = SCHEMA_VERSION
     notes: tuple[str, ...] = ()  # facts a reader needs that are not errors ("no evidence…")
+    # Which choice of the completion this report is for (``n > 1``: one report per choice).
+    choice: int = 0
+    # The policy blocked the answer after (part of) its text had reached the client (stream
+    # mode ``annotate``): the status is then ``flagged``, never ``blocked``, and the rest of the
+    # answer was cut at the block.
+    delivered_before_block: bool = False
 
 
 def to_json(obj: Any) -> Any:

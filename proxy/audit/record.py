@@ -59,6 +59,8 @@ class AuditRecord:
     error: str | None = None
     prompt: str | None = None
     answer: str | None = None
+    choice: int = 0  # which choice of the completion (n > 1: one record per choice)
+    delivered_before_block: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -89,6 +91,8 @@ class AuditRecord:
             "error": self.error,
             "prompt": self.prompt,
             "answer": self.answer,
+            "choice": self.choice,
+            "delivered_before_block": self.delivered_before_block,
         }
 
 
@@ -130,6 +134,8 @@ def build_record(
         latency_ms=latency,
         model_version=report.model_version,
         error=report.error,
+        choice=report.choice,
+        delivered_before_block=report.delivered_before_block,
         prompt=_scrubbed(ctx.prompt) if include_text else None,
         answer=_scrubbed(ctx.answer) if include_text else None,
     )

@@ -12,6 +12,7 @@ from proxy.routes import (
     models,
     passthrough,
     policies,
+    reports,
     ui,
     verify,
 )
@@ -21,6 +22,7 @@ def routes() -> list[Route]:
     return [
         *chat.ROUTES,
         *dialects.ROUTES,
+        *reports.ROUTES,
         *models.ROUTES,
         *health.ROUTES,
         *metrics.ROUTES,

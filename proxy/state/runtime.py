@@ -21,8 +21,10 @@ from proxy.state.cache import Cache, MemoryCache, RedisCache
 from proxy.state.notices import LocalNotices, Notices, RedisNotices
 from proxy.state.ratelimit import MemoryRateLimiter, RateLimiter, RedisRateLimiter
 from proxy.state.ratelimit_middleware import RateLimitMiddleware
+from proxy.state.reports import REPORTS_CACHE, ReportStore
 
 CACHE_NAMES = ("retrieval", "verification")
+REPORTS_MEMORY_ENTRIES = 2_000  # reports are larger than cache entries; Redis keeps more
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +36,7 @@ class SharedState:
     audit: AuditLog
     recorder: ResponseRecorder
     middleware: tuple[Middleware, ...]
+    reports: ReportStore  # verification reports by completion id (GET .../{id}/verification)
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[SharedState]:
@@ -57,9 +60,11 @@ def build_shared_state(settings: Settings, metrics: Metrics) -> SharedState:
     notices: Notices
     if link is None:
         caches = {name: MemoryCache(name, observer=metrics) for name in CACHE_NAMES}
+        reports: Cache = MemoryCache(REPORTS_CACHE, REPORTS_MEMORY_ENTRIES, observer=metrics)
         limiter, notices = MemoryRateLimiter(), LocalNotices()
     else:
         caches = {name: RedisCache(name, link) for name in CACHE_NAMES}
+        reports = RedisCache(REPORTS_CACHE, link, fallback_entries=REPORTS_MEMORY_ENTRIES)
         limiter, notices = RedisRateLimiter(link), RedisNotices(link)
     audit_settings = settings.audit
     audit = AuditLog(
@@ -90,4 +95,5 @@ def build_shared_state(settings: Settings, metrics: Metrics) -> SharedState:
         audit=audit,
         recorder=ResponseRecorder(metrics, audit, include_text=audit_settings.include_text),
         middleware=middleware,
+        reports=ReportStore(reports, settings.verification.report_ttl_seconds),
     )

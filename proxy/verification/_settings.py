@@ -9,6 +9,7 @@ from typing import Any
 DEFAULT_POLICY = "default"
 DEFAULT_TIMEOUT_SECONDS = 20.0
 DEFAULT_RELOAD_SECONDS = 2.0
+DEFAULT_REPORT_TTL_SECONDS = 24 * 3600.0  # how long GET .../{id}/verification finds a report
 # The same default as ``verifiers.segment.MAX_SENTENCE_CHARS`` (not imported: reading the
 # configuration must not load the verifier).
 DEFAULT_MAX_SENTENCE_CHARS = 2000
@@ -29,4 +30,5 @@ class VerificationSettings:
     policies_dir: str | None = None
     default_policy: str = DEFAULT_POLICY
     reload_seconds: float = DEFAULT_RELOAD_SECONDS
+    report_ttl_seconds: float = DEFAULT_REPORT_TTL_SECONDS
     max_sentence_chars: int = DEFAULT_MAX_SENTENCE_CHARS

@@ -1,6 +1,7 @@
 """Reading content out of OpenAI stream chunks and building the chunks veriproxy adds.
 
-Only choice 0 is verified (``n > 1`` answers pass through unverified beyond the first choice).
+These read choice 0; every other choice is taken out of the stream and verified by
+:mod:`proxy.verification.choices`.
 Annotation and report chunks carry an empty delta, so a naive
 ``chunk.choices[0].delta.content`` loop and the official SDK both keep working; the payload
 sits in a top-level ``verification`` field with a ``type`` of ``sentence`` or ``report``.
@@ -8,11 +9,12 @@ sits in a top-level ``verification`` field with a ``type`` of ``sentence`` or ``
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from proxy.streaming import StreamChunk
 from verifiers import ResponseReport, SentenceAnnotation, to_json
+from verifiers.schema import STREAM_TYPES
 
 _TEMPLATE_KEYS = ("id", "object", "created", "model", "system_fingerprint")
 
@@ -59,20 +61,35 @@ def finish_chunk(template: Mapping[str, Any], reason: str) -> StreamChunk:
 
 
 def sentence_chunk(template: Mapping[str, Any], sentence: SentenceAnnotation) -> StreamChunk:
-    return _chunk(template, {}, None, {"type": "sentence", **to_json(sentence)})
+    return _chunk(
+        template, {}, None, {"type": STREAM_TYPES[SentenceAnnotation], **to_json(sentence)}
+    )
 
 
 def report_chunk(template: Mapping[str, Any], report: ResponseReport) -> StreamChunk:
-    return _chunk(template, {}, None, {"type": "report", **to_json(report)})
+    return _chunk(template, {}, None, {"type": STREAM_TYPES[ResponseReport], **to_json(report)})
+
+
+def tool_call_deltas(data: Mapping[str, Any] | None) -> list[Mapping[str, Any]]:
+    """The ``delta.tool_calls`` fragments of choice 0."""
+    choice = first_choice(data)
+    delta = choice.get("delta") if choice is not None else None
+    calls = delta.get("tool_calls") if isinstance(delta, Mapping) else None
+    return [c for c in calls if isinstance(c, Mapping)] if isinstance(calls, list) else []
 
 
 def without_content(data: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The chunk with choice 0's content removed, or None when nothing is left in it (gate mode
-    holds content back but still forwards the role, tool calls and other choices at once)."""
+    """The chunk with choice 0's content removed, or None when nothing is left in it."""
+    return without_fields(data, ("content",))
+
+
+def without_fields(data: Mapping[str, Any], fields: Collection[str]) -> dict[str, Any] | None:
+    """The chunk with ``fields`` removed from choice 0's delta, or None when nothing is left in
+    it (gate mode holds the answer back but still forwards the role and other choices)."""
     choices = []
     for choice in data.get("choices") or ():
         if isinstance(choice, Mapping) and choice.get("index", 0) == 0:
-            delta = {k: v for k, v in (choice.get("delta") or {}).items() if k != "content"}
+            delta = {k: v for k, v in (choice.get("delta") or {}).items() if k not in fields}
             if not delta and choice.get("finish_reason") is None and not choice.get("logprobs"):
                 continue
             choice = {**choice, "delta": delta}
@@ -80,6 +97,44 @@ def without_content(data: Mapping[str, Any]) -> dict[str, Any] | None:
     if not choices and data.get("choices"):
         return None
     return {**data, "choices": choices}
+
+
+def split_tail(data: Mapping[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """``(now, held)``: what of a chunk may go to the client at once, and the upstream's finish
+    or usage part, which waits until the annotations and the report are out (clients stop
+    reading at ``finish_reason``, and the SDK's stream helper keeps the last chunk's usage)."""
+    if not data.get("choices"):
+        return None, dict(data)
+    reason = finish_reason(data)
+    if reason is None:
+        return dict(data), None
+    now_choices = []
+    for choice in data["choices"]:
+        if isinstance(choice, Mapping) and choice.get("index", 0) == 0:
+            if choice.get("delta") or choice.get("logprobs"):
+                now_choices.append({**choice, "finish_reason": None})
+        else:
+            now_choices.append(choice)
+    now = {**data, "choices": now_choices} if now_choices else None
+    if now is not None and now.get("usage") is not None:
+        now["usage"] = None
+    held = {**data, "choices": [{"index": 0, "delta": {}, "finish_reason": reason}]}
+    return now, held
+
+
+def with_finish(data: Mapping[str, Any], reason: str) -> dict[str, Any]:
+    """A held finish chunk with choice 0's ``finish_reason`` replaced (a block)."""
+    choices = [
+        {**c, "finish_reason": reason} if isinstance(c, Mapping) and c.get("index", 0) == 0 else c
+        for c in data.get("choices") or ()
+    ]
+    return {**data, "choices": choices}
+
+
+def tool_calls_chunk(template: Mapping[str, Any], calls: list[dict[str, Any]]) -> StreamChunk:
+    """Whole tool calls (gate mode releases them once their arguments are verified)."""
+    indexed = [{"index": i, **call} for i, call in enumerate(calls)]
+    return _chunk(template, {"tool_calls": indexed}, None)
 
 
 def _chunk(

@@ -2,49 +2,54 @@
 
 Blocked: the content becomes the policy's message and ``finish_reason`` is ``content_filter``,
 as OpenAI reports filtered output (status 200). Redacted: each redacted sentence's text is
-replaced by its message, the rest of the answer is kept. The client's ``verification`` report
-withholds the words of every sentence it was not shown; the audit log keeps them.
+replaced by its message, the rest of the answer is kept; in a JSON answer or tool-call
+arguments the replacement happens inside the string value, so the JSON stays valid
+(:func:`~proxy.verification.answers.redact_message`). A blocked answer keeps no tool calls.
+The client's ``verification`` report withholds the words of every sentence it was not shown;
+the audit log keeps them. Token ``logprobs`` go with the words: a blocked choice has none, and
+a redacted sentence's entries are dropped (:mod:`proxy.verification.logprobs`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
+from proxy.verification.answers import AnswerTexts, redact_message
+from proxy.verification.logprobs import shown_only
 from proxy.verification.session import Outcome, VerificationSession
-from verifiers import Action, to_json
+from verifiers import Action, ResponseReport
 
 CONTENT_FILTER = "content_filter"
 
 
-def enforce_on_completion(
-    completion: dict[str, Any], outcome: Outcome, session: VerificationSession
-) -> dict[str, Any]:
-    out = dict(completion)
-    out["choices"] = [dict(c) if isinstance(c, dict) else c for c in completion["choices"]]
-    choice = next(c for c in out["choices"] if isinstance(c, dict) and c.get("index", 0) == 0)
-    message = dict(choice.get("message") or {})
-    answer = message.get("content") or ""
+def enforce_on_choice(
+    choice: object,
+    index: int,
+    outcome: Outcome,
+    session: VerificationSession,
+    texts: AnswerTexts,
+) -> tuple[object, ResponseReport]:
+    """One choice as the client may get it, and the report the client may see. ``choice`` is
+    the upstream's entry, None when the completion had none (it stays absent unless blocked);
+    an entry that cannot be read passes as it is unless the policy blocks it."""
     sentences = outcome.report.sentences
-    shown: set[int] = {s.index for s in sentences}
     if outcome.decision.enforced_action is Action.BLOCK:
-        message["content"] = outcome.decision.message or ""
-        choice["finish_reason"] = CONTENT_FILTER
-        shown = set()
-    elif not session.policy.shadow:
-        message["content"] = _redacted(answer, outcome, session)
+        base = dict(choice) if isinstance(choice, Mapping) else {"index": index}
+        # A blocked answer keeps nothing of its own: no tool calls, no refusal, no logprobs.
+        message = {"role": "assistant", "content": outcome.decision.message or ""}
+        blocked = {**base, "message": message, "finish_reason": CONTENT_FILTER, "logprobs": None}
+        return blocked, session.client_report(outcome.report, set())
+    shown = {s.index for s in sentences}
+    if not isinstance(choice, Mapping) or not isinstance(choice.get("message"), Mapping):
+        return choice, session.client_report(outcome.report, shown)
+    out = dict(choice)
+    redacted = [s for s in sentences if s.action is Action.REDACT]
+    if redacted and not session.policy.shadow:
+        message = choice["message"]
+        out["message"] = redact_message(message, texts, redacted, session.message_for)
+        content = message.get("content")
+        spans = [(s.start, s.end) for s in redacted if s.path is None]
+        answer = content if isinstance(content, str) else ""
+        out["logprobs"] = shown_only(choice.get("logprobs"), answer, spans)
         shown = {s.index for s in sentences if s.action is not Action.REDACT}
-    choice["message"] = message
-    out["verification"] = to_json(session.client_report(outcome.report, shown))
-    return out
-
-
-def _redacted(answer: str, outcome: Outcome, session: VerificationSession) -> str:
-    parts: list[str] = []
-    cursor = 0
-    for sentence in outcome.report.sentences:
-        if sentence.action is Action.REDACT:
-            parts.append(answer[cursor : sentence.start])
-            parts.append(session.message_for(sentence) or "")
-            cursor = sentence.end
-    parts.append(answer[cursor:])
-    return "".join(parts)
+    return out, session.client_report(outcome.report, shown)

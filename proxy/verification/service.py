@@ -27,7 +27,7 @@ from contextlib import aclosing
 from dataclasses import replace
 from typing import Any
 
-from policies import Policy, PolicyStore, StreamMode
+from policies import OnVerifierError, Policy, PolicyStore, StreamMode
 from proxy.audit.record import ResponseContext
 from proxy.audit.recorder import ResponseRecorder
 from proxy.errors import ProxyError
@@ -35,18 +35,27 @@ from proxy.evidence import ERROR_KEY, EVIDENCE_KEY
 from proxy.extensions import RequestContext
 from proxy.metrics import Metrics
 from proxy.protocol import ChatRequest
+from proxy.state.reports import ReportStore
 from proxy.streaming import StreamChunk
 from proxy.verification._settings import VerificationSettings
-from proxy.verification.redact import enforce_on_completion
+from proxy.verification.choices import with_other_choices
+from proxy.verification.completion import verify_completion
 from proxy.verification.selection import check_opt_out, select_policy, skipped_reason
 from proxy.verification.session import Outcome, VerificationSession
-from proxy.verification.shapes import TEXT_PART_SEPARATOR, choice_shapes, message_text
-from proxy.verification.streams import annotate_stream, failure_reason, gate_stream
+from proxy.verification.shapes import (
+    TEXT_PART_SEPARATOR,
+    asks_for_json,
+    choice_shapes,
+    message_text,
+)
+from proxy.verification.streams import StreamShape, annotate_stream, failure_reason, gate_stream
 from verifiers import Evidence, ReportStatus, ResponseReport
 from verifiers.engine import Verifier
 
 POLICY_KEY = "policy"
 SKIPPED_KEY = "verification_skipped"  # the client opted out and the policy allowed it
+JSON_ANSWER_KEY = "json_answer"  # the request asked for JSON (response_format)
+CHAT_ROUTE = "/v1/chat/completions"
 HEADERS_KEY = "response_headers"
 INCLUDE_EVIDENCE = "include_evidence"  # per-request option: send the abstracts too
 DOCUMENTS_FIELD = "evidence_documents"
@@ -61,8 +70,10 @@ class VerificationService:
         recorder: ResponseRecorder,
         *,
         verifier: Verifier | None = None,
+        reports: ReportStore | None = None,
     ) -> None:
         self._settings = settings
+        self._reports = reports
         self._policies = policies
         self._metrics = metrics
         self._recorder = recorder
@@ -88,6 +99,7 @@ class VerificationService:
             ctx.attachments[SKIPPED_KEY] = policy
         else:
             ctx.attachments[POLICY_KEY] = policy
+            ctx.attachments[JSON_ANSWER_KEY] = asks_for_json(request.body)
         return request
 
     # -- stream transformer -----------------------------------------------------------------
@@ -101,8 +113,27 @@ class VerificationService:
         session = self._session(ctx)
         if session is None:
             return chunks
-        mode = gate_stream if session.policy.stream_mode is StreamMode.GATE else annotate_stream
-        stream = mode(chunks, session, lambda outcome, answer: self._record(outcome, ctx, answer))
+        gate = session.policy.stream_mode is StreamMode.GATE
+        mode = gate_stream if gate else annotate_stream
+        shape = StreamShape(json_content=ctx.attachments.get(JSON_ANSWER_KEY) is True)
+
+        def record(outcome: Outcome, answer: str) -> None:
+            self._record(outcome, ctx, answer)
+
+        def other_session(choice: int, fail_closed: bool) -> VerificationSession:
+            other = self._session(ctx, choice, fail_closed=fail_closed)
+            assert other is not None  # the policy is set
+            return other
+
+        stream = with_other_choices(
+            chunks,
+            lambda first: mode(first, session, shape, record),
+            other_session,
+            record,
+            gate=gate,
+        )
+        if self._reports is not None:
+            stream = _storing(stream, self._reports, ctx)
         if ctx.options.extra.get(INCLUDE_EVIDENCE) is True:
             return _with_documents(stream, session.evidence)
         return stream
@@ -116,19 +147,29 @@ class VerificationService:
             report = self._record_skipped(skipped, ctx, answer)
             ctx.attachments[HEADERS_KEY] = {"X-Veriproxy-Status": report.status.value}
             return completion
-        session = self._session(ctx)
-        answer = _answer_of(completion)
-        if session is None or answer is None:
+        if not isinstance(ctx.attachments.get(POLICY_KEY), Policy):
             return completion
-        outcome = await session.verify(answer)
-        self._record(outcome, ctx, answer)
-        ctx.attachments[HEADERS_KEY] = {
-            "X-Veriproxy-Status": outcome.report.status.value,
-            "X-Veriproxy-Risk": f"{outcome.report.risk:.4f}",
-        }
-        out = enforce_on_completion(completion, outcome, session)
+
+        def new_session(choice: int) -> VerificationSession:
+            session = self._session(ctx, choice)
+            assert session is not None  # the policy is set
+            return session
+
+        verified = await verify_completion(
+            completion,
+            new_session,
+            lambda outcome, answer: self._record(outcome, ctx, answer),
+            json_content=ctx.attachments.get(JSON_ANSWER_KEY) is True,
+        )
+        ctx.attachments[HEADERS_KEY] = verified.headers
+        out = verified.body
+        completion_id = out.get("id")
+        if self._reports is not None and isinstance(completion_id, str):
+            await self._reports.put(
+                (completion_id, ctx.request_id), ctx.tenant, out.get("verification")
+            )
         if ctx.options.extra.get(INCLUDE_EVIDENCE) is True:
-            out[DOCUMENTS_FIELD] = _documents(session.evidence)
+            out[DOCUMENTS_FIELD] = _documents(verified.evidence_of.evidence)
         return out
 
     # -- failures ---------------------------------------------------------------------------
@@ -170,10 +211,16 @@ class VerificationService:
         )
         return report
 
-    def _session(self, ctx: RequestContext) -> VerificationSession | None:
+    def _session(
+        self, ctx: RequestContext, choice: int = 0, *, fail_closed: bool = False
+    ) -> VerificationSession | None:
+        """A session for one choice; ``fail_closed``: what cannot be verified is withheld,
+        whatever the policy's ``on_verifier_error`` says."""
         policy = ctx.attachments.get(POLICY_KEY)
         if not isinstance(policy, Policy):
             return None
+        if fail_closed:
+            policy = replace(policy, on_verifier_error=OnVerifierError.CLOSED)
         evidence: tuple[Evidence, ...] = tuple(ctx.attachments.get(EVIDENCE_KEY, ()))
         return VerificationSession(
             self.verifier,
@@ -182,7 +229,9 @@ class VerificationService:
             timeout=self._settings.timeout_seconds,
             max_sentence_chars=self._settings.max_sentence_chars,
             on_error=lambda kind: self._metrics.verifier_errors.labels(kind).inc(),
+            on_unverified=lambda reason: self._metrics.unverified.labels(CHAT_ROUTE, reason).inc(),
             notes=_evidence_notes(ctx, evidence),
+            choice=choice,
         )
 
     def _record(self, outcome: Outcome, ctx: RequestContext, answer: str) -> None:
@@ -201,14 +250,6 @@ def _evidence_notes(ctx: RequestContext, evidence: tuple[Evidence, ...]) -> tupl
     if failure:
         return (f"no evidence retrieved: {failure}",)
     return () if evidence else ("no evidence retrieved",)
-
-
-def _answer_of(completion: dict[str, Any]) -> str | None:
-    for choice in completion.get("choices") or ():
-        if isinstance(choice, dict) and choice.get("index", 0) == 0:
-            content = (choice.get("message") or {}).get("content")
-            return content if isinstance(content, str) else None
-    return None
 
 
 def _documents(evidence: Sequence[Evidence]) -> list[dict[str, Any]]:
@@ -243,6 +284,23 @@ async def _recorded(
                 yield chunk
     finally:
         record("".join(texts))
+
+
+async def _storing(
+    stream: AsyncIterator[StreamChunk], reports: ReportStore, ctx: RequestContext
+) -> AsyncIterator[StreamChunk]:
+    """``stream`` with its report (choice 0's) stored by completion id before the client gets
+    it, so a client that reads the report chunk and then asks for the report finds it."""
+    async with aclosing(stream):  # type: ignore[type-var]
+        async for chunk in stream:
+            data = chunk.data
+            report = data.get("verification") if data else None
+            if isinstance(report, dict) and report.get("type") == "report":
+                completion_id = data.get("id") if data else None
+                if isinstance(completion_id, str) and report.get("choice", 0) == 0:
+                    stored = {k: v for k, v in report.items() if k != "type"}
+                    await reports.put((completion_id, ctx.request_id), ctx.tenant, stored)
+            yield chunk
 
 
 async def _with_documents(

@@ -19,6 +19,7 @@ import anyio
 import anyio.to_thread
 
 from policies import Policy, ResponseDecision, apply_policy, decide_report, decide_sentence
+from proxy.verification.answers import AnswerTexts
 from verifiers import CheckResult, Evidence, ReportStatus, ResponseReport, SentenceAnnotation
 from verifiers.engine import Verifier
 from verifiers.segment import MAX_SENTENCE_CHARS
@@ -50,9 +51,12 @@ class VerificationSession:
         timeout: float,
         max_sentence_chars: int = MAX_SENTENCE_CHARS,
         on_error: ErrorHook = lambda kind: None,
+        on_unverified: ErrorHook = lambda reason: None,
         notes: tuple[str, ...] = (),
+        choice: int = 0,
     ) -> None:
         self.policy = policy
+        self.choice = choice  # which choice of the completion this session verifies
         self.evidence = tuple(evidence)
         self.error: str | None = None
         self._verifier = verifier
@@ -63,6 +67,7 @@ class VerificationSession:
         self._verify_whole = partial(verifier.verify, seconds=timeout)
         self._notes = notes
         self._on_error = on_error
+        self._on_unverified = on_unverified
         self._sentences: list[SentenceAnnotation] = []
         self._started = time.perf_counter()
 
@@ -77,11 +82,17 @@ class VerificationSession:
         self._sentences.extend(decided)
         return decided
 
-    async def finish(self) -> tuple[list[SentenceAnnotation], Outcome]:
-        """The sentences not yet returned by ``feed`` and the final outcome."""
+    async def finish(
+        self, structured: AnswerTexts | None = None
+    ) -> tuple[list[SentenceAnnotation], Outcome]:
+        """The sentences not yet returned by ``feed`` and the final outcome. ``structured``:
+        the parts of the answer that were not streamed as text (tool calls, a JSON answer),
+        verified now that they are complete; their sentences follow the text's."""
         report = None
         if self.error is None:
             report = await self._call(self._stream.finish)
+        if report is not None and structured is not None:
+            report = await self._with_structured(report, structured)
         outcome = self._conclude(report or self._unverified_report())
         return list(outcome.report.sentences[len(self._sentences) :]), outcome
 
@@ -95,10 +106,50 @@ class VerificationSession:
             base = replace(base, status=ReportStatus.UNVERIFIED, faithful=False, error=self.error)
         return self._conclude(base)
 
-    async def verify(self, answer: str) -> Outcome:
-        """Verify a whole (non-streamed) answer."""
-        report = await self._call(self._verify_whole, answer, self.evidence)
-        return self._conclude(report or self._unverified_report())
+    async def verify(self, answer: AnswerTexts) -> Outcome:
+        """Verify a whole (non-streamed) answer: its sentences carry their JSON path when the
+        answer is structured, and what could not be read makes the report ``unverified``."""
+        report = await self._call(self._verify_whole, answer.text, self.evidence)
+        if report is None:
+            return self._conclude(self._unverified_report())
+        report = replace(report, sentences=tuple(answer.locate(report.sentences)))
+        return self._conclude(self._with_gaps(report, answer))
+
+    async def _with_structured(
+        self, report: ResponseReport, structured: AnswerTexts
+    ) -> ResponseReport | None:
+        extra = None
+        if structured.parts:
+            extra = await self._call(self._verify_whole, structured.text, self.evidence)
+            if extra is None:
+                return None
+        if extra is not None:
+            first = len(report.sentences)
+            located = structured.locate(extra.sentences)
+            sentences = [
+                *report.sentences,
+                *(replace(s, index=first + i) for i, s in enumerate(located)),
+            ]
+            merged = self._verifier.report(
+                sentences, self.evidence, report.latency_ms, self._started
+            )
+            error = report.error or extra.error
+            report = (
+                merged
+                if error is None
+                else replace(merged, status=ReportStatus.UNVERIFIED, faithful=False, error=error)
+            )
+        return self._with_gaps(report, structured)
+
+    def _with_gaps(self, report: ResponseReport, answer: AnswerTexts) -> ResponseReport:
+        """The report with the answer's notes, and ``unverified`` for what could not be read."""
+        report = replace(report, notes=(*report.notes, *answer.notes))
+        for gap in answer.unverifiable:
+            self._on_unverified(gap.reason.value)
+        if answer.error is None:
+            return report
+        error = "; ".join(e for e in (report.error, answer.error) if e)
+        return replace(report, status=ReportStatus.UNVERIFIED, faithful=False, error=error)
 
     def message_for(self, sentence: SentenceAnnotation) -> str | None:
         """The text that replaces a redacted or blocked sentence."""
@@ -133,8 +184,18 @@ class VerificationSession:
             sentences=tuple(s if s.index in shown else self.withhold(s) for s in report.sentences),
         )
 
+    def delivered(self, outcome: Outcome) -> Outcome:
+        """The outcome of an answer whose text already reached the client (stream mode
+        ``annotate``): a block can cut what follows but cannot take back what was sent, so the
+        report says ``flagged`` with ``delivered_before_block``, never ``blocked``. The decision
+        is kept: the stream still ends with ``content_filter``."""
+        if outcome.report.status is not ReportStatus.BLOCKED:
+            return outcome
+        report = replace(outcome.report, status=ReportStatus.FLAGGED, delivered_before_block=True)
+        return Outcome(report, outcome.decision)
+
     def _conclude(self, report: ResponseReport) -> Outcome:
-        report = replace(report, notes=(*report.notes, *self._notes))
+        report = replace(report, notes=(*report.notes, *self._notes), choice=self.choice)
         return Outcome(apply_policy(self.policy, report), decide_report(self.policy, report))
 
     def _decide(self, sentence: SentenceAnnotation) -> SentenceAnnotation:

@@ -180,7 +180,9 @@ def test_gate_blocks_contradicted_dose_before_any_of_it_streams(
     # Not in the annotations either: a withheld sentence keeps its verdict, not its words.
     assert "200 mg" not in json.dumps([c.model_dump() for c in chunks])
     assert "withheld" in text  # the policy's block message
-    assert chunks[-2].choices[0].finish_reason == "content_filter"
+    # The report comes before the finish chunk: clients stop reading at finish_reason.
+    assert chunks[-2].verification["type"] == "report"  # type: ignore[attr-defined]
+    assert chunks[-1].choices[0].finish_reason == "content_filter"
     sentences = _annotations(chunks, "sentence")
     assert sentences[-1]["verdict"] == "contradicted" and sentences[-1]["action"] == "block"
     assert sentences[-1]["harm"] == 5

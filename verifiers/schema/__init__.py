@@ -24,6 +24,10 @@ ROOTS: Mapping[str, type[Any]] = {
     "response_report": ResponseReport,
     "sentence_annotation": SentenceAnnotation,
 }
+# The ``type`` key a streamed annotation chunk's ``verification`` object carries beside the
+# fields, so a client tells a sentence from the report; optional (a completion's top-level
+# ``verification`` has none).
+STREAM_TYPES: Mapping[type[Any], str] = {ResponseReport: "report", SentenceAnnotation: "sentence"}
 _BASE_ID = "https://veriproxy.dev/schema"
 _SCALARS: Mapping[type[Any], str] = {
     str: "string",
@@ -37,13 +41,19 @@ def build_schema(root: type[Any]) -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of ``to_json(root instance)``."""
     definitions: dict[str, Any] = {}
     name = _snake(root.__name__)
+    body = _object(root, definitions)
+    if root in STREAM_TYPES:
+        body["properties"]["type"] = {
+            "const": STREAM_TYPES[root],
+            "description": "Present on streamed annotation chunks only.",
+        }
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": f"{_BASE_ID}/{SCHEMA_VERSION}/{name}.schema.json",
         "title": root.__name__,
         "description": (root.__doc__ or "").strip(),
         "x-schema-version": SCHEMA_VERSION,
-        **_object(root, definitions),
+        **body,
         "$defs": dict(sorted(definitions.items())),
     }
 

@@ -1,0 +1,234 @@
+"""Streams with more than one choice (``n > 1``, or an upstream that sends other indexes).
+
+The policy's stream mode (:mod:`proxy.verification.streams`) runs on choice 0. Every other
+choice is taken out of the stream as it arrives and collected; once the upstream is done it is
+verified whole, on its own session, and only then released, in both modes: one content chunk
+(redacted, or the policy's message when blocked) with the ``logprobs`` of the text shown as
+written, one annotation chunk per sentence, its report chunk and its finish chunk, all with the
+choice's ``index``. So nothing of another choice reaches the client unverified, in ``content``
+or in ``logprobs``. The upstream's usage chunk comes last, after every choice.
+
+A choice that cannot be verified -- the stream stopped before it was complete (choice 0 was
+blocked, the upstream failed, the client left), or it carries tool calls or audio -- is
+reported ``unverified`` with the reason. In ``gate`` mode it is then withheld whatever the
+policy's ``on_verifier_error`` says (fail closed); in ``annotate`` mode the policy decides.
+Each choice gets its own audit record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import aclosing
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from proxy.streaming import StreamChunk
+from proxy.verification.answers import AnswerTexts, Unverifiable, UnverifiedReason
+from proxy.verification.completion import choice_texts
+from proxy.verification.logprobs import token_entries
+from proxy.verification.redact import enforce_on_choice
+from proxy.verification.session import Outcome, VerificationSession
+from proxy.verification.shapes import NON_TEXT_FIELDS, ChoiceShape, content_text
+from verifiers import ResponseReport, SentenceAnnotation, to_json
+
+NewSession = Callable[[int, bool], VerificationSession]  # (choice index, fail closed)
+Record = Callable[[Outcome, str], None]
+FirstChoice = Callable[[AsyncIterator[StreamChunk]], AsyncIterator[StreamChunk]]
+_ENVELOPE = ("id", "object", "created", "model", "system_fingerprint")
+
+
+@dataclass
+class _Choice:
+    """What arrived of one other choice."""
+
+    index: int
+    text: list[str] = field(default_factory=list)
+    tokens: list[Mapping[str, Any]] = field(default_factory=list)
+    tokens_ok: bool = True
+    extra: list[dict[str, Any]] = field(default_factory=list)  # deltas besides role and content
+    reasons: list[str] = field(default_factory=list)
+    finish: str | None = None
+
+    def add(self, choice: Mapping[str, Any]) -> None:
+        delta = choice.get("delta")
+        delta = delta if isinstance(delta, Mapping) else {}
+        text, reasons, _ = content_text(delta.get("content"))
+        self.text.append(text)
+        self.reasons.extend(reasons)
+        self.reasons.extend(r for name, r in NON_TEXT_FIELDS.items() if delta.get(name))
+        rest = {k: v for k, v in delta.items() if k not in ("role", "content") and v is not None}
+        if rest:
+            self.extra.append(rest)
+        entries = token_entries(choice.get("logprobs"))
+        if choice.get("logprobs") is not None and (entries is None or _mismatch(entries, text)):
+            self.tokens_ok = False
+        elif entries:
+            self.tokens.extend(entries)
+        if isinstance(choice.get("finish_reason"), str):
+            self.finish = choice["finish_reason"]
+
+    def entry(self) -> dict[str, Any]:
+        """The choice as a non-streamed completion would hold it."""
+        logprobs = {"content": self.tokens, "refusal": None} if self.tokens_ok else None
+        message = {"role": "assistant", "content": "".join(self.text)}
+        return {"index": self.index, "message": message, "logprobs": logprobs}
+
+
+class _Others:
+    def __init__(self) -> None:
+        self.choices: dict[int, _Choice] = {}
+        self.envelope: dict[str, Any] = {}
+        self.complete = False  # the upstream stream ended normally
+
+    async def first_only(self, chunks: AsyncIterator[StreamChunk]) -> AsyncIterator[StreamChunk]:
+        """The upstream's chunks with every choice but 0 taken out (and collected)."""
+        async for chunk in chunks:
+            data = chunk.data
+            entries = data.get("choices") if data is not None else None
+            if not isinstance(entries, list) or not entries:
+                yield chunk
+                continue
+            if not self.envelope:
+                self.envelope = {k: data[k] for k in _ENVELOPE if data is not None and k in data}
+            first = [c for c in entries if not _is_other(c)]
+            if len(first) == len(entries):
+                yield chunk
+                continue
+            for c in entries:
+                if _is_other(c):
+                    index = c["index"]
+                    self.choices.setdefault(index, _Choice(index)).add(c)
+            if first:
+                yield StreamChunk.from_data({**data, "choices": first})  # type: ignore[dict-item]
+        self.complete = True
+
+    async def release(self, new_session: NewSession, record: Record, gate: bool) -> list[Any]:
+        out: list[StreamChunk] = []
+        for index in sorted(self.choices):
+            choice = self.choices.pop(index)
+            session = new_session(index, gate)
+            outcome, shown_entry, report = await self._verify(choice, session)
+            record(outcome, "".join(choice.text))
+            out.extend(self._chunks(choice, shown_entry, report, outcome))
+        return out
+
+    def abandon(self, new_session: NewSession, record: Record, gate: bool, reason: str) -> None:
+        """Audit the choices never released (the client left, the upstream failed)."""
+        for index in sorted(self.choices):
+            choice = self.choices.pop(index)
+            record(new_session(index, gate).stop(reason), "".join(choice.text))
+
+    async def _verify(
+        self, choice: _Choice, session: VerificationSession
+    ) -> tuple[Outcome, Mapping[str, Any], ResponseReport]:
+        entry = choice.entry()
+        if not self.complete:
+            outcome = session.stop(f"the stream stopped before choice {choice.index} was complete")
+            texts = AnswerTexts()
+        else:
+            texts = choice_texts(ChoiceShape(choice.index, entry["message"]), json_content=False)
+            gaps = tuple(
+                Unverifiable(UnverifiedReason.UNSUPPORTED_SHAPE, r)
+                for r in dict.fromkeys(choice.reasons)
+            )
+            texts = replace(texts, unverifiable=(*texts.unverifiable, *gaps))
+            outcome = await session.verify(texts)
+        shown, report = enforce_on_choice(entry, choice.index, outcome, session, texts)
+        assert isinstance(shown, Mapping)  # ``entry`` is an object, so is what comes back
+        return outcome, shown, report
+
+    def _chunks(
+        self, choice: _Choice, shown: Mapping[str, Any], report: ResponseReport, outcome: Outcome
+    ) -> list[StreamChunk]:
+        index = choice.index
+        blocked = shown.get("finish_reason") == "content_filter"
+        message = shown["message"]
+        out = [
+            self._chunk(
+                index, {"role": "assistant", "content": message["content"]}, shown.get("logprobs")
+            )
+        ]
+        if not blocked:
+            out.extend(self._chunk(index, delta) for delta in choice.extra)
+        out.extend(self._chunk(index, {}, verification=_sentence(s)) for s in report.sentences)
+        out.append(self._chunk(index, {}, verification={"type": "report", **to_json(report)}))
+        finish = "content_filter" if blocked else (choice.finish or "stop")
+        out.append(self._chunk(index, {}, finish=finish))
+        return out
+
+    def _chunk(
+        self,
+        index: int,
+        delta: Mapping[str, Any],
+        logprobs: object = None,
+        *,
+        finish: str | None = None,
+        verification: Mapping[str, Any] | None = None,
+    ) -> StreamChunk:
+        data: dict[str, Any] = {
+            "object": "chat.completion.chunk",
+            **self.envelope,
+            "choices": [
+                {
+                    "index": index,
+                    "delta": dict(delta),
+                    "logprobs": logprobs,
+                    "finish_reason": finish,
+                }
+            ],
+        }
+        if verification is not None:
+            data["verification"] = dict(verification)
+        return StreamChunk.from_data(data)
+
+
+def _mismatch(entries: list[Mapping[str, Any]], text: str) -> bool:
+    """True when the tokens do not spell the text (the entries cannot be matched to it)."""
+    return "".join(str(e["token"]) for e in entries) != text
+
+
+def _is_other(choice: object) -> bool:
+    if not isinstance(choice, Mapping):
+        return False
+    index = choice.get("index", 0)
+    return isinstance(index, int) and not isinstance(index, bool) and index != 0
+
+
+def _sentence(sentence: SentenceAnnotation) -> dict[str, Any]:
+    return {"type": "sentence", **to_json(sentence)}
+
+
+async def with_other_choices(
+    chunks: AsyncIterator[StreamChunk],
+    first_choice: FirstChoice,
+    new_session: NewSession,
+    record: Record,
+    *,
+    gate: bool,
+) -> AsyncIterator[StreamChunk]:
+    """``first_choice`` (the policy's stream mode) on choice 0; the other choices after it,
+    verified; the upstream's usage chunk last."""
+    others = _Others()
+    usage: list[StreamChunk] = []
+    reason = "the client went away before the choice was verified"
+    try:
+        async with aclosing(first_choice(others.first_only(chunks))) as first:  # type: ignore[type-var]
+            async for chunk in first:
+                data = chunk.data
+                if others.choices and data is not None and _is_usage(data):
+                    usage.append(chunk)  # after the other choices
+                    continue
+                yield chunk
+        for chunk in await others.release(new_session, record, gate):
+            yield chunk
+        for chunk in usage:
+            yield chunk
+    except Exception:
+        reason = "the answer failed before the choice was verified"
+        raise
+    finally:
+        others.abandon(new_session, record, gate, reason)
+
+
+def _is_usage(data: Mapping[str, Any]) -> bool:
+    return not data.get("choices") and "verification" not in data

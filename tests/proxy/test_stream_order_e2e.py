@@ -1,0 +1,114 @@
+"""The order of a verified stream, as clients expect it: content, sentence annotations, the
+report, the upstream's ``finish_reason`` chunk, its usage chunk, ``[DONE]``. Checked with the
+openai SDK's stream helper (usage survives into ``get_final_completion()``), with a loop that
+stops at ``finish_reason``, and on the wire."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import openai
+import pytest
+
+from proxy.server_thread import RunningEmulator, RunningProxy
+from tests.conftest import ProxyFactory
+
+# Generous: these tests check what is verified, not how fast (CI machines may be busy).
+VERIFICATION = {"enabled": True, "timeout_seconds": 300}
+DOC = json.loads((Path(__file__).parents[1] / "fixtures" / "pubmedqa_12442934.json").read_text())
+DOCUMENTS = [{"pmid": DOC["pmid"], "title": DOC["title"], "text": DOC["text"]}]
+QUESTION = [{"role": "user", "content": DOC["title"]}]
+ANSWER = (
+    "Pretreatment with ibuprofen before elective total hip surgery increases the perioperative "
+    "blood loss [PMID:12442934]. Ibuprofen also halves the rate of wound infection "
+    "[PMID:31415926]."
+)
+POLICIES = ["default", "clinical-strict"]  # annotate and gate
+
+
+@pytest.fixture
+def verifying(proxy_factory: ProxyFactory, emulator: RunningEmulator) -> RunningProxy:
+    emulator.emulator.reply = ANSWER
+    return proxy_factory({"verification": VERIFICATION})
+
+
+@pytest.fixture
+def client(verifying: RunningProxy) -> Iterator[openai.OpenAI]:
+    with openai.OpenAI(base_url=verifying.base_url, api_key="sk-test", max_retries=0) as c:
+        yield c
+
+
+def _options(policy: str) -> dict[str, Any]:
+    return {"veriproxy": {"documents": DOCUMENTS, "policy": policy}}
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_stream_helper_keeps_usage_and_reaches_the_report(
+    client: openai.OpenAI, policy: str
+) -> None:
+    with client.chat.completions.stream(
+        model="gpt-x",
+        messages=QUESTION,
+        stream_options={"include_usage": True},
+        extra_body=_options(policy),
+    ) as stream:
+        chunks = [e.chunk for e in stream if e.type == "chunk"]
+        final = stream.get_final_completion()
+    assert final.usage is not None and final.usage.total_tokens > 0
+    assert final.choices[0].finish_reason == "stop"
+    reports = [
+        c.model_extra["verification"]
+        for c in chunks
+        if (c.model_extra or {}).get("verification", {}).get("type") == "report"
+    ]
+    assert len(reports) == 1 and reports[0]["counts"]["invalid_citation"] == 1
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_a_loop_that_stops_at_finish_reason_has_every_annotation(
+    client: openai.OpenAI, policy: str
+) -> None:
+    seen: list[str] = []
+    for chunk in client.chat.completions.create(
+        model="gpt-x", messages=QUESTION, stream=True, extra_body=_options(policy)
+    ):
+        annotation = (chunk.model_extra or {}).get("verification")
+        if annotation is not None:
+            seen.append(annotation["type"])
+        if chunk.choices and chunk.choices[0].finish_reason is not None:
+            break
+    assert seen == ["sentence", "sentence", "report"]
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_wire_order(verifying: RunningProxy, policy: str) -> None:
+    body = {
+        "model": "gpt-x",
+        "messages": QUESTION,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        **_options(policy),
+    }
+    with httpx.stream("POST", f"{verifying.base_url}/chat/completions", json=body) as response:
+        events = [line[6:] for line in response.iter_lines() if line.startswith("data: ")]
+    assert events[-1] == "[DONE]"
+    kinds = [_kind(json.loads(e)) for e in events[:-1]]
+    # Collapse repeats: content may arrive in many chunks, annotations in between.
+    order = [k for i, k in enumerate(kinds) if i == 0 or k != kinds[i - 1]]
+    assert order[-3:] == ["report", "finish", "usage"]
+    assert order.count("finish") == 1 and order.count("report") == 1
+    assert "content" not in order[order.index("report") :]
+
+
+def _kind(chunk: dict[str, Any]) -> str:
+    if "verification" in chunk:
+        return str(chunk["verification"]["type"])
+    if not chunk["choices"]:
+        return "usage"
+    if chunk["choices"][0].get("finish_reason"):
+        return "finish"
+    return "content" if chunk["choices"][0]["delta"].get("content") else "other"
