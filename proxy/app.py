@@ -78,11 +78,7 @@ def create_app(
             )
             app.state.passthrough = passthrough
             app.state.dialects = DialectService(
-                passthrough,
-                pipeline.extensions,
-                metrics,
-                secrets,
-                settings.limits.max_event_bytes,
+                router, passthrough, pipeline.extensions, metrics, secrets, settings.limits
             )
             app.state.chat_service = ChatService(
                 router,

@@ -23,23 +23,34 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Mapping
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from policies import Policy
 from proxy.dialects import REPORT_EVENT, Dialect, ResponsesDialect, Unverifiable
-from proxy.errors import ProxyError, UpstreamProtocolError, error_body, map_transport_errors
+from proxy.errors import (
+    InvalidRequest,
+    ProxyError,
+    UpstreamError,
+    UpstreamProtocolError,
+    error_body,
+    map_transport_errors,
+)
 from proxy.extensions import Extensions, RequestContext
+from proxy.limits import Limits, deadline
 from proxy.metrics import Metrics
 from proxy.passthrough import PassthroughService
 from proxy.protocol import ChatRequest
 from proxy.scrub import Scrubber
 from proxy.streaming import DONE, StreamChunk, error_event, frame_sse
+from proxy.upstream import LiteLLMUpstream, Route, UpstreamRouter
 from proxy.verification.service import POLICY_KEY
 
 logger = logging.getLogger("veriproxy.dialects")
 
+T = TypeVar("T")
 NOT_VERIFIABLE = "not_verifiable"
 HEADERS_KEY = "response_headers"
 STATUS_HEADER = "X-Veriproxy-Status"
@@ -74,17 +85,20 @@ def unverified(reason: str) -> dict[str, str]:
 class DialectService:
     def __init__(
         self,
+        router: UpstreamRouter,
         passthrough: PassthroughService,
         extensions: Extensions,
         metrics: Metrics,
         secrets: tuple[str, ...],
-        max_event_bytes: int,
+        limits: Limits,
     ) -> None:
+        self._router = router
         self._passthrough = passthrough
+        self._request_seconds = limits.request_seconds
         self._extensions = extensions
         self._metrics = metrics
         self._scrubber = Scrubber(secrets)
-        self._max_event_bytes = max_event_bytes
+        self._max_event_bytes = limits.max_event_bytes
 
     async def _prepare(self, call: DialectCall) -> tuple[dict[str, Any], str | None]:
         """The body to send, and why it is not verified (None: it is)."""
@@ -101,19 +115,34 @@ class DialectService:
         added = [m for m in request.messages if m not in view]
         return call.dialect.inject(call.body, added), None
 
-    async def _send(self, call: DialectCall, body: Mapping[str, Any]) -> Any:
-        upstream, route = self._passthrough.upstream_for(call.ctx.model, call.dialect.path)
+    def _route(self, call: DialectCall) -> Route:
+        route = self._router.resolve(call.ctx.model)
+        if isinstance(route.upstream, LiteLLMUpstream) and not isinstance(
+            call.dialect, ResponsesDialect
+        ):
+            raise InvalidRequest(
+                f"/v1{call.dialect.path} is not available for this model: its upstream is a "
+                "litellm provider, which chat completions and responses reach",
+                param="model",
+            )
+        return route
+
+    async def _http(self, call: DialectCall, route: Route, body: Mapping[str, Any]) -> Any:
+        upstream, _ = self._passthrough.upstream_for(call.ctx.model, call.dialect.path)
         if upstream.model_override is not None:
             body = {**body, "model": upstream.model_override}
         headers = {**call.headers, "content-type": "application/json"}
         content = json.dumps(body).encode()
         return await self._passthrough.open(
             upstream, route, "POST", call.dialect.path, headers, content
-        ), route.label
+        )
 
-    async def complete(self, call: DialectCall) -> DialectAnswer:
-        body, skipped = await self._prepare(call)
-        response, _ = await self._send(call, body)
+    async def _data(self, call: DialectCall, body: Mapping[str, Any]) -> dict[str, Any]:
+        """The whole answer, from an OpenAI-compatible upstream or through litellm."""
+        route = self._route(call)
+        if isinstance(route.upstream, LiteLLMUpstream):
+            return await self._litellm(route, route.upstream.responses(body, call.headers))
+        response = await self._http(call, route, body)
         try:
             with map_transport_errors():
                 raw = await response.aread()
@@ -125,6 +154,31 @@ class DialectService:
             raise UpstreamProtocolError("upstream returned a body that is not JSON") from None
         if not isinstance(data, dict):
             raise UpstreamProtocolError("upstream returned a body that is not a JSON object")
+        return data
+
+    async def _events(
+        self, call: DialectCall, body: Mapping[str, Any], stack: AsyncExitStack
+    ) -> tuple[AsyncIterator[dict[str, Any]], str]:
+        """The answer's stream events as JSON objects (closed with ``stack``)."""
+        route = self._route(call)
+        if isinstance(route.upstream, LiteLLMUpstream):
+            opened = stack.enter_async_context(route.upstream.stream_responses(body, call.headers))
+            return await self._litellm(route, opened), route.label
+        response = await self._http(call, route, body)
+        stack.push_async_callback(response.aclose)
+        return _payloads(frame_sse(response.aiter_bytes(), self._max_event_bytes)), route.label
+
+    async def _litellm(self, route: Route, call: Awaitable[T]) -> T:
+        try:
+            async with deadline("request", self._request_seconds):
+                return await call
+        except UpstreamError as exc:
+            self._metrics.upstream_error(exc, route.label)
+            raise
+
+    async def complete(self, call: DialectCall) -> DialectAnswer:
+        body, skipped = await self._prepare(call)
+        data = await self._data(call, body)
         text = call.dialect.answer(data)
         if skipped is not None or text is None or not self._extensions.finalisers:
             reason = skipped or "the answer holds no text to verify"
@@ -163,15 +217,25 @@ class DialectService:
     async def open_stream(self, call: DialectCall) -> AsyncIterator[bytes]:
         """The client's byte stream; upstream errors before it starts raise (an HTTP error)."""
         body, skipped = await self._prepare(call)
-        response, label = await self._send(call, body)
-        return self._relay(call, response, skipped, label)
+        stack = AsyncExitStack()
+        try:
+            events, label = await self._events(call, body, stack)
+        except BaseException:
+            await stack.aclose()
+            raise
+        return self._relay(call, events, stack, skipped, label)
 
     async def _relay(
-        self, call: DialectCall, response: Any, skipped: str | None, label: str
+        self,
+        call: DialectCall,
+        events: AsyncIterator[dict[str, Any]],
+        stack: AsyncExitStack,
+        skipped: str | None,
+        label: str,
     ) -> AsyncIterator[bytes]:
         dialect = call.dialect
         out = _Writer(dialect, self._scrubber)
-        source = self._view(dialect, frame_sse(response.aiter_bytes(), self._max_event_bytes))
+        source = self._view(dialect, events)
         if skipped is not None or not self._extensions.transformers:
             self._metrics.unverified.labels(call.route_label, NOT_VERIFIABLE).inc()
             report: dict[str, Any] | None = unverified(skipped or "verification is off")
@@ -217,17 +281,14 @@ class DialectService:
             aclose = getattr(source, "aclose", None)
             if aclose is not None:
                 await aclose()
-            await response.aclose()
+            await stack.aclose()
 
     async def _view(
-        self, dialect: Dialect, events: AsyncIterator[StreamChunk]
+        self, dialect: Dialect, events: AsyncIterator[dict[str, Any]]
     ) -> AsyncIterator[StreamChunk]:
         """Upstream events as chat chunks; the dialect's closing events are held back."""
         finished = False
-        async for event in events:
-            if event.is_done or event.data is None:
-                continue
-            data = event.data
+        async for data in events:
             text = dialect.delta(data)
             # The answer's id travels in the view, so the report is stored under it.
             head = {"id": dialect.answer_id} if dialect.answer_id else {}
@@ -241,6 +302,12 @@ class DialectService:
                 yield _view_chunk({**head, **_choice({})}, data)
         if not finished:
             yield _view_chunk(_choice({}, "stop"), None)
+
+
+async def _payloads(chunks: AsyncIterator[StreamChunk]) -> AsyncIterator[dict[str, Any]]:
+    async for chunk in chunks:
+        if not chunk.is_done and chunk.data is not None:
+            yield chunk.data
 
 
 def _choice(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:

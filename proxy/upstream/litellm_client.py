@@ -12,6 +12,8 @@ anything carrying a ``status_code`` -> that status with the provider's message.
 from __future__ import annotations
 
 import os
+import sys
+import warnings
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
@@ -39,9 +41,14 @@ class LiteLLMUpstream:
         self._timeout = timeouts.read
 
     def _kwargs(self, request: ChatRequest, headers: Mapping[str, str]) -> dict[str, Any]:
-        kwargs = dict(request.body)
+        return self._call_kwargs(request.body, headers)
+
+    def _call_kwargs(self, body: Mapping[str, Any], headers: Mapping[str, str]) -> dict[str, Any]:
+        kwargs = dict(body)
         kwargs["model"] = self._settings.model or self._settings.litellm_model
         kwargs["timeout"] = self._timeout
+        if self._settings.api_base is not None:
+            kwargs["api_base"] = self._settings.api_base
         if self._settings.api_key is not None:
             kwargs["api_key"] = self._settings.api_key.get()
         elif headers.get("authorization", "").lower().startswith("bearer "):
@@ -70,8 +77,51 @@ class LiteLLMUpstream:
             if close is not None:
                 await close()
 
+    async def responses(
+        self, body: Mapping[str, Any], headers: Mapping[str, str]
+    ) -> dict[str, Any]:
+        """A Responses API call; litellm translates it to chat completions for providers that
+        speak only those."""
+        litellm = _litellm()
+        with _map_litellm_errors():
+            response = await litellm.aresponses(**self._call_kwargs(body, headers))
+        return _dump(response)
+
+    @asynccontextmanager
+    async def stream_responses(
+        self, body: Mapping[str, Any], headers: Mapping[str, str]
+    ) -> AsyncIterator[AsyncIterator[dict[str, Any]]]:
+        """The Responses API's stream events, as JSON objects."""
+        litellm = _litellm()
+        kwargs = {**self._call_kwargs(body, headers), "stream": True}
+        with _map_litellm_errors():
+            events = await litellm.aresponses(**kwargs)
+        try:
+            yield _response_events(events)
+        finally:
+            close = getattr(events, "aclose", None)
+            if close is not None:
+                await close()
+
     async def aclose(self) -> None:
-        """litellm owns its own clients; nothing per-upstream to close."""
+        """litellm keeps its HTTP clients cached per event loop; close them with ours (on
+        shutdown), so no connection outlives the loop."""
+        if "litellm" in sys.modules:
+            await _litellm().close_litellm_async_clients()
+
+
+async def _response_events(events: Any) -> AsyncIterator[dict[str, Any]]:
+    with _map_litellm_errors():
+        async for event in events:
+            yield _dump(event)
+
+
+def _dump(value: Any) -> dict[str, Any]:
+    # litellm's models warn about their own loosely typed fields (usage) when dumped.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        data = value.model_dump(mode="json", exclude_none=True)
+    return data if isinstance(data, dict) else {}
 
 
 async def _chunks(wrapper: Any) -> AsyncIterator[StreamChunk]:

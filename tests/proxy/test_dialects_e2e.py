@@ -5,6 +5,7 @@ block ends a response ``incomplete`` / ``content_filter``)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -182,3 +183,57 @@ def test_gate_block_ends_the_response_incomplete(verified: RunningProxy) -> None
     assert last.type == "response.incomplete"
     assert last.response.incomplete_details.reason == "content_filter"
     assert "Aspirin reduces fever" in last.response.output_text  # the verified part was sent
+
+
+@pytest.fixture
+def litellm_over_httpx() -> Iterator[None]:
+    """litellm's default aiohttp session outlives the proxy's event loop in a test; httpx's
+    client closes with it (as in tests/proxy/test_litellm_upstream.py)."""
+    import litellm
+
+    previous = litellm.disable_aiohttp_transport
+    litellm.disable_aiohttp_transport = True
+    yield
+    litellm.disable_aiohttp_transport = previous
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.usefixtures("litellm_over_httpx")
+def test_chat_only_upstream_gets_responses_through_litellm(
+    proxy_factory: ProxyFactory, emulator: RunningEmulator, stream: bool
+) -> None:
+    """A litellm provider that speaks only chat completions: litellm translates the Responses
+    call, the emulator sees a chat completion, the client gets a verified response."""
+    emulator.emulator.reply = ANSWER
+    chat_only = {"litellm": "custom_openai/m", "api_base": emulator.base_url, "api_key": "k"}
+    proxy = proxy_factory({"verification": {"enabled": True}, "models": {"chat-only": chat_only}})
+    sdk = client(proxy)
+    if stream:
+        with sdk.responses.stream(model="chat-only", input=QUESTION, extra_body=options()) as s:
+            types = [e.type for e in s]
+            result = s.get_final_response()
+        assert types.count(SENTENCE_EVENT) == 2
+    else:
+        result = sdk.responses.create(model="chat-only", input=QUESTION, extra_body=options())
+    assert result.output_text == ANSWER
+    verdicts = [s["verdict"] for s in result.model_extra["verification"]["sentences"]]
+    assert verdicts == ["supported", "uncited"]
+    sent = emulator.stats.requests[-1]
+    assert "messages" in sent and "input" not in sent  # translated to chat by litellm
+    assert CONTRACT_HEAD in sent["messages"][0]["content"]  # the evidence, via instructions
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_response_report_is_stored_under_its_id(verified: RunningProxy, stream: bool) -> None:
+    """Clients that drop extra fields and events fetch the report by the response's id."""
+    sdk = client(verified)
+    if stream:
+        events = list(
+            sdk.responses.create(model="m", input=QUESTION, stream=True, extra_body=options())
+        )
+        response_id = events[0].response.id
+    else:
+        response_id = sdk.responses.create(model="m", input=QUESTION, extra_body=options()).id
+    stored = httpx.get(f"{verified.base_url}/chat/completions/{response_id}/verification")
+    assert stored.status_code == 200, stored.text
+    assert "supported" in stored.text
