@@ -172,6 +172,14 @@ def timeseries(
     return panel
 
 
+def zero_when_empty(panel: Json) -> Json:
+    """Show 0, not "No data", when the query returns nothing: for counters of rare events,
+    where no series (a replica that has not exported it yet, a filter matching none) means none
+    happened."""
+    panel["fieldConfig"]["defaults"]["noValue"] = "0"
+    return panel
+
+
 def heatmap(title: str, description: str, expr: str) -> Json:
     panel = _panel("heatmap", title, description, [(expr, "{{le}}")])
     panel["targets"][0]["format"] = "heatmap"
@@ -247,15 +255,17 @@ def overview(grid: Layout) -> None:
         4,
     )
     grid.add(
-        stat(
-            "Upstream error rate",
-            "Upstream failures per chat-completion request.",
-            ratio(
-                rate("veriproxy_upstream_errors_total", BY_MODEL),
-                rate("veriproxy_requests_total", CHAT_ROUTE, BY_MODEL_TENANT),
-            ),
-            "percentunit",
-            steps(("green", None), ("orange", 0.01), ("red", 0.05)),
+        zero_when_empty(
+            stat(
+                "Upstream error rate",
+                "Upstream failures per chat-completion request.",
+                ratio(
+                    rate("veriproxy_upstream_errors_total", BY_MODEL),
+                    rate("veriproxy_requests_total", CHAT_ROUTE, BY_MODEL_TENANT),
+                ),
+                "percentunit",
+                steps(("green", None), ("orange", 0.01), ("red", 0.05)),
+            )
         ),
         4,
         4,
@@ -441,30 +451,34 @@ def latency(grid: Layout) -> None:
 def dependencies(grid: Layout) -> None:
     grid.row("Upstream and dependencies")
     grid.add(
-        timeseries(
-            "Upstream errors",
-            "Upstream failures per second by kind and model.",
-            [
-                (
-                    summed("kind, model", "veriproxy_upstream_errors_total", BY_MODEL),
-                    "{{model}} {{kind}}",
-                )
-            ],
-            "reqps",
-            stacked=True,
-            bars=True,
+        zero_when_empty(
+            timeseries(
+                "Upstream errors",
+                "Upstream failures per second by kind and model.",
+                [
+                    (
+                        summed("kind, model", "veriproxy_upstream_errors_total", BY_MODEL),
+                        "{{model}} {{kind}}",
+                    )
+                ],
+                "reqps",
+                stacked=True,
+                bars=True,
+            )
         ),
         12,
         8,
     )
     grid.add(
-        timeseries(
-            "Verifier errors",
-            "Verifier timeouts and exceptions per second (the policy fails open or closed).",
-            [(summed("kind", "veriproxy_verifier_errors_total"), "{{kind}}")],
-            "reqps",
-            stacked=True,
-            bars=True,
+        zero_when_empty(
+            timeseries(
+                "Verifier errors",
+                "Verifier timeouts and exceptions per second (the policy fails open or closed).",
+                [(summed("kind", "veriproxy_verifier_errors_total"), "{{kind}}")],
+                "reqps",
+                stacked=True,
+                bars=True,
+            )
         ),
         12,
         8,
@@ -489,11 +503,13 @@ def dependencies(grid: Layout) -> None:
         8,
     )
     grid.add(
-        timeseries(
-            "Redis fallbacks",
-            "Operations that fell back to local state because Redis was unreachable.",
-            [(summed("operation", "veriproxy_redis_degraded_total"), "{{operation}}")],
-            "ops",
+        zero_when_empty(
+            timeseries(
+                "Redis fallbacks",
+                "Operations that fell back to local state because Redis was unreachable.",
+                [(summed("operation", "veriproxy_redis_degraded_total"), "{{operation}}")],
+                "ops",
+            )
         ),
         8,
         8,
@@ -511,31 +527,35 @@ def dependencies(grid: Layout) -> None:
         8,
     )
     grid.add(
-        timeseries(
-            "Rate-limited requests",
-            "429s per second by tenant and limit.",
-            [
-                (
-                    summed("tenant, limit", "veriproxy_rate_limited_total", BY_TENANT),
-                    "{{tenant}} {{limit}}",
-                )
-            ],
-            "reqps",
+        zero_when_empty(
+            timeseries(
+                "Rate-limited requests",
+                "429s per second by tenant and limit.",
+                [
+                    (
+                        summed("tenant, limit", "veriproxy_rate_limited_total", BY_TENANT),
+                        "{{tenant}} {{limit}}",
+                    )
+                ],
+                "reqps",
+            )
         ),
         12,
         8,
     )
     grid.add(
-        timeseries(
-            "Policy reloads",
-            "Hot reloads accepted and rejected (a rejected reload keeps the old policy).",
-            [
-                (
-                    f"sum by (result) (increase(veriproxy_policy_reloads_total[{WINDOW}]))",
-                    "{{result}}",
-                )
-            ],
-            bars=True,
+        zero_when_empty(
+            timeseries(
+                "Rejected policy reloads",
+                "Policy files rejected by a hot reload (the previous policy stays in force).",
+                [
+                    (
+                        f"sum by (result) (increase(veriproxy_policy_reloads_total[{WINDOW}]))",
+                        "{{result}}",
+                    )
+                ],
+                bars=True,
+            )
         ),
         12,
         8,

@@ -9,8 +9,11 @@ Several uvicorn workers: set ``PROMETHEUS_MULTIPROC_DIR`` to an empty directory 
 workers start; every worker then writes its values there and ``/metrics`` on any worker sums
 them (gauges count live workers only).
 
-Verdict and outcome series start at zero for every configured (model, tenant), so Prometheus'
-``rate()`` sees the first increase of a new series instead of extrapolating it away.
+Series whose label values are known at start exist from start at zero: sentence and citation
+series for every configured (model, tenant), and the error and event counters (upstream and
+verifier errors, Redis fallbacks, rejected policy reloads, rate-limited requests) for every label
+value the proxy emits. Prometheus' ``increase()`` and ``rate()`` need a sample before the first
+event to see it, and a dashboard shows 0 rather than "No data".
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import product
 from re import Pattern
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
@@ -37,6 +41,13 @@ LATENCY_BUCKETS = (
 RISK_BUCKETS = tuple(round(0.1 * i, 1) for i in range(1, 11))
 STAGES = ("retrieval", "upstream_ttft", "upstream_total", "verification", "policy")
 HARMS = ("1", "2", "3", "4", "5")
+# The label values each event counter is incremented with (tests/proxy/test_metrics.py pins them
+# to the call sites): the series are created at zero from these.
+UPSTREAM_ERROR_KINDS = ("timeout", "connect", "http_4xx", "http_5xx", "stream")
+VERIFIER_ERROR_KINDS = ("timeout", "exception")
+REDIS_OPERATIONS = ("cache", "ratelimit", "audit", "notify")
+RATE_LIMITS = ("requests", "tokens")
+RELOAD_RESULTS = ("rejected",)  # accepted reloads are not counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,12 +195,23 @@ class Metrics:
         return tenant if tenant in self._tenants else OTHER
 
     def _zero_series(self) -> None:
-        for model in (*sorted(self._models), OTHER):
-            for tenant in (*sorted(self._tenants), ANONYMOUS, OTHER):
-                for verdict in Verdict:
-                    for harm in HARMS:
-                        self.sentences.labels(verdict.value, harm, model, tenant)
-                self.fabricated_citations.labels(model, tenant)
+        """Create, at zero, every series whose label values are known now (module docstring)."""
+        models = (*sorted(self._models), OTHER)
+        tenants = (*sorted(self._tenants), ANONYMOUS, OTHER)
+        for model, tenant in product(models, tenants):
+            for verdict, harm in product(Verdict, HARMS):
+                self.sentences.labels(verdict.value, harm, model, tenant)
+            self.fabricated_citations.labels(model, tenant)
+        for kind, model in product(UPSTREAM_ERROR_KINDS, models):
+            self.upstream_errors.labels(kind, model)
+        for tenant, limit in product(tenants, RATE_LIMITS):
+            self.rate_limited.labels(tenant, limit)
+        for kind in VERIFIER_ERROR_KINDS:
+            self.verifier_errors.labels(kind)
+        for operation in REDIS_OPERATIONS:
+            self.redis_degraded.labels(operation)
+        for result in RELOAD_RESULTS:
+            self.policy_reloads.labels(result)
 
     # --- recording -----------------------------------------------------------------------
 
@@ -257,7 +279,8 @@ def _route_table(
 
 
 def upstream_error_kind(exc: BaseException, mid_stream: bool = False) -> str:
-    """``timeout``, ``connect``, ``http_4xx``, ``http_5xx`` or ``stream``."""
+    """One of :data:`UPSTREAM_ERROR_KINDS`: ``timeout``, ``connect``, ``http_4xx``,
+    ``http_5xx`` or ``stream``."""
     if isinstance(exc, UpstreamTimeout):
         return "timeout"
     if mid_stream or isinstance(exc, UpstreamProtocolError):

@@ -73,6 +73,28 @@ def test_dashboard_shows_what_operators_need(dashboard: dict[str, Any]) -> None:
         assert needle in exprs, needle
 
 
+# Counters of rare events: no series means none happened, so their panels show 0, not "No data".
+EVENT_COUNTERS = (
+    "veriproxy_upstream_errors_total",
+    "veriproxy_verifier_errors_total",
+    "veriproxy_redis_degraded_total",
+    "veriproxy_rate_limited_total",
+    "veriproxy_policy_reloads_total",
+)
+
+
+def test_event_counter_panels_show_zero_when_empty(dashboard: dict[str, Any]) -> None:
+    found = set()
+    for panel in panels_of(dashboard):
+        exprs = " ".join(t["expr"] for t in panel.get("targets", []))
+        used = {name for name in EVENT_COUNTERS if name in exprs}
+        if used:
+            found |= used
+            no_value = panel["fieldConfig"]["defaults"].get("noValue")
+            assert no_value == "0" or "or vector(0)" in exprs, panel["title"]
+    assert found == set(EVENT_COUNTERS)
+
+
 @pytest.mark.skipif(shutil.which("promtool") is None, reason="promtool missing")
 def test_every_panel_query_is_valid_promql(dashboard: dict[str, Any], tmp_path: Path) -> None:
     rules = []

@@ -143,6 +143,9 @@ def test_unit_tests_catch_a_wrong_alert(
         ("alerts.yml", "veriproxy:responses_blocked:ratio_rate5m > 0.05", "vector(1)"),
         ("alerts.yml", "> 3 * veriproxy:responses_blocked:ratio_rate6h", "> 0"),
         ("alerts.yml", 'up{job="veriproxy"}', "up"),
+        # A rejection counted before the first scrape fires, but only while it is new.
+        ("alerts.yml", '{result="rejected"} > 0\n', '{result="rejected"} < 0\n'),
+        ("alerts.yml", 'unless veriproxy_policy_reloads_total{result="rejected"} offset 15m', ""),
     ],
 )
 def test_unit_tests_catch_a_dropped_clause(tmp_path: Path, name: str, old: str, new: str) -> None:

@@ -3,19 +3,33 @@ proxy, and multiprocess mode across worker processes."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import httpx
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from report_factory import report, sentence
 
 from proxy.audit import AuditLog, JsonlSink, ResponseContext, ResponseRecorder, read_entries
 from proxy.auth import FileKeyStore, new_key
 from proxy.errors import UpstreamHTTPError, UpstreamProtocolError, UpstreamTimeout
-from proxy.metrics import Metrics, upstream_error_kind
+from proxy.metrics import (
+    RATE_LIMITS,
+    REDIS_OPERATIONS,
+    RELOAD_RESULTS,
+    UPSTREAM_ERROR_KINDS,
+    VERIFIER_ERROR_KINDS,
+    Metrics,
+    upstream_error_kind,
+)
+from proxy.server_thread import RunningEmulator
+from tests.conftest import ProxyFactory
 from verifiers import ReportStatus, Verdict
+
+PROXY = Path(__file__).resolve().parents[2] / "proxy"
 
 
 def samples(metrics: Metrics, name: str) -> dict[tuple[tuple[str, str], ...], float]:
@@ -107,6 +121,77 @@ def test_upstream_error_kinds() -> None:
     assert upstream_error_kind(UpstreamHTTPError(503, "down")) == "http_5xx"
     assert upstream_error_kind(UpstreamProtocolError("bad")) == "stream"
     assert upstream_error_kind(UpstreamHTTPError(500, "x"), mid_stream=True) == "stream"
+    assert upstream_error_kind(OSError("refused")) == "connect"
+    kinds = {
+        upstream_error_kind(exc, mid)
+        for exc in (UpstreamTimeout("t"), UpstreamHTTPError(429, "x"), OSError("refused"))
+        for mid in (False, True)
+    } | {upstream_error_kind(UpstreamHTTPError(503, "x"))}
+    assert kinds == set(UPSTREAM_ERROR_KINDS)
+
+
+def test_event_counters_start_at_zero_before_any_event(
+    proxy_factory: ProxyFactory, emulator: RunningEmulator
+) -> None:
+    proxy = proxy_factory(
+        {"models": {"gpt-x": {"base_url": emulator.base_url}}, "metrics": {"tenants": ["acme"]}}
+    )
+    text = httpx.get(f"{proxy.url}/metrics", timeout=10).text
+    expected = [
+        *(
+            ("veriproxy_upstream_errors_total", {"kind": kind, "model": model})
+            for kind in ("timeout", "connect", "http_4xx", "http_5xx", "stream")
+            for model in ("gpt-x", "other")
+        ),
+        *(
+            ("veriproxy_rate_limited_total", {"tenant": tenant, "limit": limit})
+            for tenant in ("acme", "anonymous", "other")
+            for limit in ("requests", "tokens")
+        ),
+        *(("veriproxy_verifier_errors_total", {"kind": k}) for k in ("timeout", "exception")),
+        *(
+            ("veriproxy_redis_degraded_total", {"operation": op})
+            for op in ("cache", "ratelimit", "audit", "notify")
+        ),
+        ("veriproxy_policy_reloads_total", {"result": "rejected"}),
+    ]
+    names = {name for name, _ in expected}
+    exposed = {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+        if s.name in names
+    }
+    # Every known series at 0, and no other (no unconfigured model, no unlisted tenant).
+    assert exposed == {(name, tuple(sorted(labels.items()))): 0.0 for name, labels in expected}
+
+
+def _literals(pattern: str, *files: str) -> set[str]:
+    paths = [p for f in files for p in sorted(PROXY.glob(f))]
+    assert paths, files
+    return {m for p in paths for m in re.findall(pattern, p.read_text(encoding="utf-8"))}
+
+
+@pytest.mark.parametrize(
+    ("zeroed", "emitted"),
+    [
+        # RedisLink.call("operation", ...) and the notice listener's direct report.
+        (
+            REDIS_OPERATIONS,
+            _literals(r'(?:\.call|on_redis_degraded)\(\s*"(\w+)"', "**/*.py"),
+        ),
+        (VERIFIER_ERROR_KINDS, _literals(r'self\._fail\("(\w+)"', "verification/session.py")),
+        (RATE_LIMITS, _literals(r'Decision\(False, "(\w+)"', "state/ratelimit.py")),
+        (RELOAD_RESULTS, _literals(r'policy_reloads\.labels\("(\w+)"\)', "*.py")),
+    ],
+    ids=["redis", "verifier", "rate-limit", "reload"],
+)
+def test_zeroed_label_values_are_the_ones_the_proxy_emits(
+    zeroed: tuple[str, ...], emitted: set[str]
+) -> None:
+    """A new label value at a call site must be added to the zeroed ones, and a zeroed value
+    must still be emitted somewhere (no invented series)."""
+    assert set(zeroed) == emitted
 
 
 def test_request_metrics_through_the_proxy(proxy) -> None:
