@@ -10,11 +10,13 @@ import sys
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("audit", help="inspect the tamper-evident audit log")
-    actions = parser.add_subparsers(dest="audit_command", required=True, metavar="ACTION")
+    actions = parser.add_subparsers(
+        dest="audit_command", required=True, metavar="ACTION", help="what to do with the log"
+    )
     verify = actions.add_parser("verify", help="check that the audit hash chain is intact")
     verify.add_argument("file", nargs="?", help="JSONL audit file")
     verify.add_argument("--redis", metavar="URL", help="verify a Redis Stream instead")
-    verify.add_argument("--stream", default=None, help="stream name (default veriproxy:audit)")
+    verify.add_argument("--stream", default=None, help="stream name (default: veriproxy:audit)")
     verify.set_defaults(func=_verify, parser=verify)
 
 

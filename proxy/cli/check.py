@@ -3,6 +3,12 @@
 ANSWER is the text itself, a file path, or ``-`` for stdin. Evidence comes from ``--evidence
 FILE`` (JSON list, ``{"evidence": [...]}`` or JSONL; each record has ``pmid``, ``title`` and
 ``abstract`` as text or ``sentences`` as a list) or ``--pmids`` looked up in the local index.
+
+The report goes through a policy (``--policy``, the ``default`` preset unless named), as the
+proxy's would, which sets its status: ``verified``, ``flagged``, ``redacted`` or ``blocked``
+(``unverified`` when verification could not run and the policy fails open). The exit status
+gates CI: 1 when the status reaches ``--fail-on`` (``unverified`` counts as ``flagged``: an
+answer that could not be checked does not pass), 0 when it does not, 2 on a usage or input error.
 """
 
 from __future__ import annotations
@@ -13,9 +19,20 @@ import os
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from verifiers import Evidence, ResponseReport, SentenceAnnotation, Verdict, to_json
+from proxy.cli._parser import EXIT_FAILED, EXIT_OK, CliError
+from verifiers import (
+    Evidence,
+    ReportStatus,
+    ResponseReport,
+    SentenceAnnotation,
+    Verdict,
+    to_json,
+)
+
+if TYPE_CHECKING:
+    from policies import Policy
 
 _COLOURS: Mapping[Verdict, str] = {
     Verdict.SUPPORTED: "32",  # green
@@ -28,15 +45,46 @@ _COLOURS: Mapping[Verdict, str] = {
 }
 _ID_KEYS = ("pmid", "id", "doc_id", "cord_id")
 SNIPPET_CHARS = 240
+DEFAULT_POLICY = "default"
+# How far each status goes; --fail-on fails the run at its own level and above.
+_SEVERITY: Mapping[str, int] = {
+    ReportStatus.VERIFIED: 0,
+    ReportStatus.UNVERIFIED: 1,
+    ReportStatus.FLAGGED: 1,
+    ReportStatus.REDACTED: 2,
+    ReportStatus.BLOCKED: 3,
+    "never": 4,
+}
+FAIL_ON = (ReportStatus.FLAGGED, ReportStatus.REDACTED, ReportStatus.BLOCKED, "never")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser("check", help="verify an answer against evidence, sentence by sentence")
+    parser = sub.add_parser(
+        "check",
+        help="verify an answer against evidence, sentence by sentence",
+        description="Verify ANSWER against evidence and apply a policy. Exit status: 0 the "
+        "answer passed, 1 its status reached --fail-on, 2 usage or input error.",
+    )
     parser.add_argument("answer", help="answer text, a file holding it, or - for stdin")
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--evidence", type=Path, help="JSON or JSONL evidence records")
     source.add_argument("--pmids", nargs="+", help="PMIDs to look up in the local index")
-    parser.add_argument("--index", type=Path, help="SQLite index for --pmids")
+    parser.add_argument(
+        "--index", type=Path, help="SQLite index for --pmids (default: $VERIPROXY_INDEX)"
+    )
+    parser.add_argument(
+        "--policy",
+        default=DEFAULT_POLICY,
+        metavar="NAME|FILE",
+        help="policy that sets the report's status: a preset name or a policy file",
+    )
+    parser.add_argument(
+        "--fail-on",
+        choices=[str(s) for s in FAIL_ON],
+        default=str(ReportStatus.FLAGGED),
+        help="exit 1 when the status is this or worse (flagged < redacted < blocked; "
+        "unverified counts as flagged); never: always exit 0",
+    )
     parser.add_argument("--json", action="store_true", help="print the JSON report")
     parser.add_argument("--nli", default="bundled", help="NLI backend: bundled, hf or llm")
     parser.add_argument("--nli-model", help="model path/name for the hf and llm backends")
@@ -46,10 +94,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from policies import apply_policy
     from verifiers.engine import Verifier
     from verifiers.nli._base import NLIError
 
     answer = read_answer(args.answer)
+    policy = load_policy(args.policy)
     evidence = load_evidence(args.evidence) if args.evidence else lookup_pmids(args)
     nli: dict[str, Any] = {"name": args.nli}
     if args.nli_model:
@@ -57,24 +107,55 @@ def run(args: argparse.Namespace) -> int:
     try:
         verifier = Verifier.from_config({"nli": nli, "windows": {"embed": args.embed}})
     except NLIError as exc:
-        print(f"veriproxy check: cannot load the NLI backend: {exc}", file=sys.stderr)
-        return 2
-    report = verifier.verify(answer, evidence)
+        raise CliError(f"cannot load the NLI backend: {exc}") from exc
+    report = apply_policy(policy, verifier.verify(answer, evidence))
     if args.json:
         print(json.dumps(to_json(report), indent=2, ensure_ascii=False))
     else:
         colour = not args.no_color and sys.stdout.isatty() and "NO_COLOR" not in os.environ
         print("\n".join(render(report, colour=colour)))
-    return 0
+        rules = ", ".join(report.rules_fired) or "none"
+        print(f"status={report.status.value} policy={report.policy} rules fired: {rules}")
+    if not fails(report.status, args.fail_on):
+        return EXIT_OK
+    print(
+        f"veriproxy check: failed: status {report.status.value} (--fail-on {args.fail_on})",
+        file=sys.stderr,
+    )
+    return EXIT_FAILED
+
+
+def fails(status: ReportStatus, fail_on: str) -> bool:
+    """Whether a report with ``status`` fails a run with ``--fail-on fail_on``."""
+    return _SEVERITY[status] >= _SEVERITY[fail_on]
+
+
+def load_policy(name: str) -> Policy:
+    """A policy file, else the shipped preset of that name."""
+    from policies import PRESETS_DIR, PolicyFileError
+    from policies import load_policy as load
+
+    path = Path(name)
+    if not path.exists():
+        path = PRESETS_DIR / f"{name}.yaml"
+        if not path.is_file():
+            presets = ", ".join(sorted(p.stem for p in PRESETS_DIR.glob("*.yaml")))
+            raise CliError(f"--policy {name}: no such file or preset (presets: {presets})")
+    try:
+        return load(path)
+    except PolicyFileError as exc:
+        raise CliError(f"--policy {name}: {exc}") from exc
 
 
 def read_answer(value: str) -> str:
     if value == "-":
         return sys.stdin.read()
     path = Path(value)
-    if len(value) < 4096 and path.is_file():
-        return path.read_text(encoding="utf-8")
-    return value
+    try:
+        is_file = len(value) < 4096 and path.is_file()
+    except OSError:  # not a possible file name (too long): the answer itself
+        is_file = False
+    return path.read_text(encoding="utf-8") if is_file else value
 
 
 def load_evidence(path: Path) -> list[Evidence]:
@@ -82,18 +163,34 @@ def load_evidence(path: Path) -> list[Evidence]:
     text = path.read_text(encoding="utf-8")
     try:
         data: Any = json.loads(text)
-        records = data.get("evidence", []) if isinstance(data, dict) else data
     except json.JSONDecodeError:
-        records = [json.loads(line) for line in text.splitlines() if line.strip()]
-    return [evidence_from_record(r) for r in records]
+        records = list(_jsonl(path, text))
+    else:
+        if isinstance(data, dict) and "evidence" not in data:
+            raise CliError(f'{path}: a JSON object needs an "evidence" list')
+        records = data["evidence"] if isinstance(data, dict) else data
+    if not isinstance(records, list):
+        raise CliError(f"{path}: expected a list of evidence records")
+    return [evidence_from_record(path, r) for r in records]
 
 
-def evidence_from_record(record: Mapping[str, Any]) -> Evidence:
+def _jsonl(path: Path, text: str) -> Iterator[Any]:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise CliError(f"{path}: line {number}: not JSON or JSONL ({exc.msg})") from exc
+
+
+def evidence_from_record(path: Path, record: Any) -> Evidence:
     from verifiers.windows import make_evidence
 
+    if not isinstance(record, Mapping):
+        raise CliError(f"{path}: an evidence record is not a JSON object: {str(record)[:80]}")
     pmid = next((str(record[k]) for k in _ID_KEYS if k in record), None)
     if pmid is None:
-        raise SystemExit(f"evidence record without an id ({', '.join(_ID_KEYS)}): {record}")
+        raise CliError(f"{path}: an evidence record has no id ({', '.join(_ID_KEYS)})")
     abstract = record.get("sentences") or record.get("abstract") or ""
     return make_evidence(pmid, str(record.get("title", "")), abstract, retriever="client")
 
@@ -101,13 +198,17 @@ def evidence_from_record(record: Mapping[str, Any]) -> Evidence:
 def lookup_pmids(args: argparse.Namespace) -> list[Evidence]:
     """Abstracts for ``--pmids`` from the local SQLite index (built by ``veriproxy index``)."""
     from proxy.ingest import to_evidence
+    from proxy.retrieval.base import RetrievalError
     from proxy.retrieval.sqlite_store import SqliteIndex
     from verifiers.embed import Encoder
 
     path = args.index or os.environ.get("VERIPROXY_INDEX")
     if not path:
-        raise SystemExit("--pmids needs --index PATH (or VERIPROXY_INDEX) of a SQLite index")
-    store = SqliteIndex(path, Encoder(), readonly=True)
+        raise CliError("--pmids needs --index PATH (or VERIPROXY_INDEX) of a SQLite index")
+    try:
+        store = SqliteIndex(path, Encoder(), readonly=True)
+    except RetrievalError as exc:
+        raise CliError(str(exc)) from exc
     try:
         found = store.articles(args.pmids)
     finally:

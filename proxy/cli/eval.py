@@ -13,6 +13,8 @@ EVAL_TARGETS: tuple[str, ...] = ("nli", "answers", "retrieval", "segmentation", 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("eval", help="measure quality on public datasets")
-    targets = parser.add_subparsers(dest="target", required=True, metavar="TARGET")
+    targets = parser.add_subparsers(
+        dest="target", required=True, metavar="TARGET", help="what to measure"
+    )
     for name in EVAL_TARGETS:
         importlib.import_module(f"proxy.cli.eval_{name}").register(targets)

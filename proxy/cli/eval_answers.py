@@ -13,16 +13,15 @@ import sys
 import time
 from pathlib import Path
 
-from proxy.cli.train_nli import DEFAULT_DATA
+from proxy.cli._parser import add_data_dir
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "answers",
         help="whole cited answers: supported rate, false alarms, perturbations caught",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA, help="public datasets")
+    add_data_dir(parser)
     parser.add_argument(
         "--source", choices=("all", "bioasq", "pubmedqa"), default="all", help="item source"
     )

@@ -25,9 +25,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from proxy.cli._parser import add_data_dir
 from verifiers import Evidence, ResponseReport, Verdict
 
-DEFAULT_DATA_DIR = Path("../shared/data")
 CLAIMS_PER_ANSWER = 3
 DISTRACTORS = 2
 FORMATS = ("[PMID:{}]", "[PMID {}]", "(PMID: {})", "[{}]")
@@ -73,12 +73,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "citations", help="detection of fabricated citations and altered numbers"
     )
-    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
-    parser.add_argument("--seed", type=int, default=13)
+    add_data_dir(parser)
+    parser.add_argument("--seed", type=int, default=13, help="shuffling and injected errors")
     parser.add_argument("--limit", type=int, help="at most N answers")
     parser.add_argument("--nli", default="bundled", help="NLI backend: bundled, hf or llm")
     parser.add_argument("--nli-model", help="model path/name for the hf and llm backends")
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=2, help="ONNX Runtime threads")
     parser.set_defaults(func=run)
 
 

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-DEFAULT_DATA_DIR = Path("../shared/data")
+from proxy.cli._parser import add_data_dir
 
 
 def _scifact(data: Path) -> list[str]:
@@ -52,10 +52,17 @@ DATASETS: dict[str, Callable[[Path], list[str]]] = {
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("harm", help="harm-level distribution on real claims (no labels)")
-    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
-    parser.add_argument("--dataset", choices=sorted(DATASETS), action="append")
-    parser.add_argument("--samples", type=int, default=0, metavar="N", help="claims per level")
-    parser.add_argument("--seed", type=int, default=0)
+    add_data_dir(parser)
+    parser.add_argument(
+        "--dataset",
+        choices=sorted(DATASETS),
+        action="append",
+        help="dataset to score (repeat for several; default: all)",
+    )
+    parser.add_argument(
+        "--samples", type=int, default=0, metavar="N", help="show N random claims per level"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="which claims --samples shows")
     parser.set_defaults(func=run)
 
 

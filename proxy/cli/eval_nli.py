@@ -9,15 +9,20 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from proxy.cli.train_nli import DEFAULT_DATA
+from proxy.cli._parser import add_data_dir
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("nli", help="NLI verdicts vs gold labels")
-    parser.add_argument("--dataset", choices=("scifact", "healthver", "checkcovid"), required=True)
-    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA)
+    parser.add_argument(
+        "--dataset",
+        choices=("scifact", "healthver", "checkcovid"),
+        required=True,
+        help="benchmark to score (SciFact and Check-COVID: dev split)",
+    )
+    add_data_dir(parser)
     parser.add_argument("--model-dir", type=Path, default=None, help="default: bundled model")
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=2, help="ONNX Runtime threads")
     parser.add_argument("--limit", type=int, default=None, help="first N items only")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--record", action="store_true", help="store in the model card")

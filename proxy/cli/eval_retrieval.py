@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from statistics import mean
 
+from proxy.cli._parser import CliError, add_data_dir
+from proxy.cli.index import removed_unless_written
 from proxy.retrieval.fusion import DEFAULT_ALPHA, rrf_fusion, weighted_fusion
 from proxy.retrieval.hybrid import DEFAULT_CANDIDATES
 from proxy.retrieval.metrics import ndcg_at_k, recall_at_k
 
-DEFAULT_DATA_DIR = Path("../shared/data")
 DEFAULT_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "veriproxy"
 K = 10
 
@@ -33,12 +34,22 @@ class Query:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("retrieval", help="nDCG@10 / Recall@10 of the retrievers (SciFact)")
-    parser.add_argument("--dataset", choices=["scifact"], default="scifact")
-    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
-    parser.add_argument("--split", choices=["dev", "train"], default="dev")
-    parser.add_argument("--index", type=Path, help="index file (default: a cached build)")
+    parser.add_argument("--dataset", choices=["scifact"], default="scifact", help="benchmark")
+    add_data_dir(parser)
+    parser.add_argument(
+        "--split", choices=["dev", "train"], default="dev", help="queries (dev: BEIR's test set)"
+    )
+    parser.add_argument(
+        "--index",
+        type=Path,
+        help="index file (default: built once into "
+        + str(DEFAULT_CACHE / "eval" / "scifact.sqlite").replace("%", "%%")
+        + ")",
+    )
     parser.add_argument("--alpha", type=float, default=DEFAULT_ALPHA, help="lexical weight")
-    parser.add_argument("--candidates", type=int, default=DEFAULT_CANDIDATES)
+    parser.add_argument(
+        "--candidates", type=int, default=DEFAULT_CANDIDATES, help="hits per retriever to fuse"
+    )
     parser.add_argument("--sweep", action="store_true", help="nDCG@10 for alpha 0.0 … 1.0")
     parser.add_argument("--threads", type=int, default=2, help="ONNX Runtime threads")
     parser.set_defaults(func=run)
@@ -63,12 +74,24 @@ def run(args: argparse.Namespace) -> int:
     from verifiers import Encoder
 
     corpus = args.data_dir / "scifact" / "corpus.jsonl"
+    queries = load_scifact(args.data_dir, args.split)  # a missing dataset fails before indexing
+    if not corpus.is_file():
+        raise CliError(f"{corpus}: no such file (the SciFact corpus)")
     index_path = args.index or DEFAULT_CACHE / "eval" / "scifact.sqlite"
-    store = SqliteIndex(index_path, Encoder(threads=args.threads))
-    print(f"indexing {corpus} into {index_path} (skipped when already built)", flush=True)
-    with tqdm(unit="abstracts", desc="index") as bar:
-        index_paths([corpus], store, on_records=bar.update)
-    queries = load_scifact(args.data_dir, args.split)
+    with removed_unless_written(index_path) as written:
+        store = SqliteIndex(index_path, Encoder(threads=args.threads))
+        print(f"indexing {corpus} into {index_path} (skipped when already built)", flush=True)
+        try:
+            with tqdm(unit="abstracts", desc="index") as bar:
+
+                def progress(records: int) -> None:
+                    written.records += records
+                    bar.update(records)
+
+                index_paths([corpus], store, on_records=progress)
+        except BaseException:
+            store.close()
+            raise
     n = args.candidates
     runs: list[tuple[dict[str, float], dict[str, float]]] = [
         (store.lexical(q.text, n), store.semantic(q.text, n))

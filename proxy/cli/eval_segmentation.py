@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-DEFAULT_DATA_DIR = Path("../shared/data")
+from proxy.cli._parser import add_data_dir
+
 Segmenter = Callable[[str], set[int]]
 
 
@@ -38,7 +39,7 @@ class Tally:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("segmentation", help="sentence boundary F1 on SciFact abstracts")
-    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
+    add_data_dir(parser)
     parser.add_argument("--limit", type=int, help="only the first N abstracts")
     parser.set_defaults(func=run)
 

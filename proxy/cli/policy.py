@@ -25,7 +25,9 @@ SHOW_SENTENCES = 20
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("policy", help="validate policies and replay them on recorded reports")
-    actions = parser.add_subparsers(dest="policy_command", required=True, metavar="ACTION")
+    actions = parser.add_subparsers(
+        dest="policy_command", required=True, metavar="ACTION", help="what to do"
+    )
 
     validate = actions.add_parser("validate", help="check policy files against the schema")
     validate.add_argument("paths", nargs="+", metavar="PATH", help="policy file or directory")
@@ -37,7 +39,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     replay.add_argument("--json", action="store_true", help="print the summary as JSON")
     replay.add_argument(
         "--show", type=int, default=SHOW_SENTENCES, metavar="N",
-        help=f"list at most N blocked and N redacted sentences (default {SHOW_SENTENCES})",
+        help="list at most N blocked and N redacted sentences",
     )  # fmt: skip
     replay.set_defaults(func=_replay)
 

@@ -17,8 +17,8 @@ from types import FrameType
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("serve", help="run the OpenAI-compatible proxy")
     parser.add_argument("--config", help="YAML config file (default: $VERIPROXY_CONFIG)")
-    parser.add_argument("--host", help="bind address (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, help="port (default 8080)")
+    parser.add_argument("--host", help="bind address (default: the config's, else 127.0.0.1)")
+    parser.add_argument("--port", type=int, help="port (default: the config's, else 8080)")
     parser.set_defaults(func=run)
 
 

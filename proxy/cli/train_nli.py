@@ -7,7 +7,8 @@ import logging
 import sys
 from pathlib import Path
 
-DEFAULT_DATA = Path("../shared/data")
+from proxy.cli._parser import add_data_dir
+
 DEFAULT_OUT = Path("verifiers/models/nli")
 DEFAULT_WORK = Path("build/nli-train")
 
@@ -17,11 +18,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "train-nli",
         help="train, export and quantise the bundled NLI model",
         description="Fine-tunes all-MiniLM-L6-v2 as a cross-encoder in two stages (general-"
-        "domain NLI, then window-level biomedical pairs from the public datasets), exports int8 ONNX, checks parity against fp32, "
-        "calibrates the decision thresholds and writes the model directory.",
+        "domain NLI, then window-level biomedical pairs from the public datasets), exports int8 "
+        "ONNX, checks parity against fp32, calibrates the decision thresholds and writes the "
+        "model directory.",
     )
-    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    add_data_dir(parser)
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="model directory to write")
     parser.add_argument("--work-dir", type=Path, default=DEFAULT_WORK, help="checkpoints")
     parser.add_argument(
         "--general-epochs", type=int, default=1, help="stage one: epochs over general-domain NLI"
@@ -29,10 +31,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument(
         "--epochs", type=int, default=1, help="stage two: epochs over the biomedical pairs"
     )
-    parser.add_argument("--max-length", type=int, default=128)
+    parser.add_argument("--max-length", type=int, default=128, help="tokens per pair")
     parser.add_argument("--max-pairs", type=int, default=None, help="tiny run: cap pairs")
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--threads", type=int, default=2, help="PyTorch and ONNX Runtime threads")
+    parser.add_argument("--seed", type=int, default=13, help="shuffling and initialisation")
     parser.add_argument("--max-steps", type=int, default=None, help="stop after N steps")
     parser.add_argument("--resume", action="store_true", help="continue from the checkpoint")
     parser.set_defaults(func=run)

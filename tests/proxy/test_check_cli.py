@@ -28,9 +28,13 @@ needs_model = pytest.mark.skipif(not BUNDLED.exists(), reason="bundled NLI model
 @needs_model
 def test_check_json_report(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["check", ANSWER, "--evidence", str(FIXTURES / "evidence.jsonl"), "--json"])
-    assert code == 0
-    report = json.loads(capsys.readouterr().out)
+    assert code == 1  # flagged by the default policy: --fail-on flagged fails the run
+    captured = capsys.readouterr()
+    assert captured.err == "veriproxy check: failed: status flagged (--fail-on flagged)\n"
+    report = json.loads(captured.out)
     jsonschema.validate(report, load_schema("response_report"))
+    assert report["status"] == "flagged" and report["policy"] == "default"
+    assert report["rules_fired"] == ["flag-contradicted", "flag-invalid-citation"]
     verdicts = [s["verdict"] for s in report["sentences"]]
     assert verdicts[0] == "not_checkworthy" and verdicts[3] == "invalid_citation"
     assert verdicts[2] == "contradicted"  # 18% vs the abstract's 81%
@@ -45,13 +49,15 @@ def test_check_text_output_reads_answer_from_file(
     evidence_file = tmp_path / "evidence.json"
     records = [json.loads(line) for line in (FIXTURES / "evidence.jsonl").read_text().splitlines()]
     evidence_file.write_text(json.dumps({"evidence": records}))
-    assert main(["check", str(answer_file), "--evidence", str(evidence_file), "--no-color"]) == 0
+    argv = ["check", str(answer_file), "--evidence", str(evidence_file), "--no-color"]
+    assert main([*argv, "--fail-on", "never"]) == 0
     out = capsys.readouterr().out
     assert "[invalid_citation] CDCA increased energy expenditure [PMID:12345678]." in out
     assert "! [PMID:12345678]: PMID 12345678 is not among the evidence" in out
     assert "! numbers: 18% not in the evidence" in out
     assert "\033[" not in out
     assert "faithful=False" in out
+    assert "status=flagged policy=default rules fired: flag-contradicted" in out
 
 
 def test_segmentation_gold_boundaries_and_ours() -> None:
@@ -84,7 +90,7 @@ def test_check_pmids_from_a_local_index(tmp_path: Path, capsys: pytest.CaptureFi
     index.upsert([Article(p, "title", text, sentence_spans(text)) for p, text in abstracts.items()])
     index.close()
     argv = ["check", ANSWER, "--pmids", "45638119", "1568684", "31415926"]
-    assert main([*argv, "--index", str(tmp_path / "index.sqlite"), "--json"]) == 0
+    assert main([*argv, "--index", str(tmp_path / "index.sqlite"), "--json"]) == 1
     captured = capsys.readouterr()
     assert "not in the index: 31415926" in captured.err
     report = json.loads(captured.out)
@@ -101,4 +107,6 @@ def test_check_reports_an_unloadable_model(
 ) -> None:
     argv = ["check", ANSWER, "--evidence", str(FIXTURES / "evidence.jsonl"), "--nli", "hf"]
     assert main([*argv, "--nli-model", str(tmp_path / "absent")]) == 2
-    assert "cannot load the NLI backend" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith("veriproxy check: error: cannot load the NLI backend")
+    assert err.count("\n") == 1
