@@ -17,6 +17,9 @@ from typing import Any
 from proxy.audit.chain import GENESIS, ChainReport, canonical, hash_canonical, verify_entries
 
 _TAIL_CHUNK = 64 * 1024
+_SCAN_CHUNK = 1024 * 1024
+LOOKBACK_BYTES = 64 * 1024 * 1024  # how far back from the end a lookup reads
+SETTLED_AFTER = 1_000  # lines past the newest match: a request's records are written together
 
 
 class AuditFileError(Exception):
@@ -75,6 +78,43 @@ def _last_hash(fd: int, size: int) -> str:
         return str(json.loads(lines[-1])["hash"])
     except (ValueError, KeyError, TypeError) as exc:
         raise AuditFileError(f"cannot read the chain head from the last line: {exc}") from None
+
+
+def find_records(
+    path: str | Path, needle: bytes, *, lookback_bytes: int = LOOKBACK_BYTES
+) -> list[dict[str, Any]]:
+    """The records, newest first, of the lines holding ``needle`` among the file's last
+    ``lookback_bytes``; the caller checks each record (``needle`` only preselects lines)."""
+    found: list[dict[str, Any]] = []
+    since = 0
+    try:
+        with open(path, "rb") as fh:
+            for line in _lines_backwards(fh, lookback_bytes):
+                since += 1
+                if needle in line:
+                    try:
+                        found.append(json.loads(line)["record"])
+                    except (ValueError, KeyError, TypeError):
+                        continue  # a line cut by the lookback window, or not an entry
+                    since = 0
+                elif found and since > SETTLED_AFTER:
+                    break
+    except FileNotFoundError:
+        return []
+    return found
+
+
+def _lines_backwards(fh: Any, limit: int) -> Iterator[bytes]:
+    end = fh.seek(0, os.SEEK_END)
+    floor = max(0, end - limit)
+    carry = b""
+    while end > floor:
+        start = max(floor, end - _SCAN_CHUNK)
+        fh.seek(start)
+        lines = (fh.read(end - start) + carry).split(b"\n")
+        carry = lines.pop(0) if start > floor else b""
+        yield from reversed(lines)
+        end = start
 
 
 def read_entries(path: str | Path) -> Iterator[dict[str, Any]]:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from typing import Any
+
+import anyio
 
 from proxy.audit.chain import canonical
-from proxy.audit.jsonl import JsonlSink
+from proxy.audit.jsonl import JsonlSink, find_records
 from proxy.audit.record import AuditRecord
 from proxy.audit.redis_stream import DEFAULT_MAX_PENDING, RedisStreamSink
 
@@ -42,6 +46,20 @@ class AuditLog:
             self.jsonl.write_canonical(body)
         if self.redis is not None:
             self.redis.submit_canonical(body)
+
+    async def find(self, request_id: str) -> list[dict[str, Any]]:
+        """The records of one request (one per choice), newest first, read back from the file
+        when there is one (this process wrote it synchronously), else from the stream. Only
+        recent records are searched (see ``LOOKBACK_*``): this serves reviewers, not archives."""
+        # Canonical JSON sorts keys and drops spaces, so the field reads exactly like this.
+        needle = b'"request_id":' + json.dumps(request_id, ensure_ascii=False).encode()
+        if self.jsonl is not None:
+            records = await anyio.to_thread.run_sync(find_records, self.jsonl.path, needle)
+        elif self.redis is not None:
+            records = await self.redis.find(needle)
+        else:
+            records = []
+        return [r for r in records if isinstance(r, dict) and r.get("request_id") == request_id]
 
     async def start(self) -> None:
         if self.redis is not None:

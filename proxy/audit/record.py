@@ -1,8 +1,10 @@
 """The audit record: one per response, built from the final :class:`ResponseReport`.
 
 It holds what an auditor needs to reconstruct a decision (who, which model and policy, every
-sentence's verdict, harm, action and evidence PMIDs, the risk and the latencies) and, only when
-configured, the prompt and answer text, which may hold patient data.
+sentence's verdict, harm, action, the rules that fired and evidence PMIDs, the risk and the
+latencies) and, only when configured, text, which may hold patient data: the prompt, the answer
+and the words of each sentence a policy redacted or blocked (what a reviewer key reads back, see
+:mod:`proxy.audit.review`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from typing import Any
 
 from proxy.errors import sanitise
 from proxy.scrub import without_surrogates
-from verifiers import ResponseReport, SentenceAnnotation
+from verifiers import Action, ResponseReport, SentenceAnnotation
+
+_WITHHELD = (Action.REDACT, Action.BLOCK)  # actions whose words a client may not have seen
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +42,8 @@ class AuditSentence:
     action: str
     pmids: tuple[str, ...]
     risk: float
+    rules_fired: tuple[str, ...] = ()
+    text: str | None = None  # a redacted or blocked sentence's own words, only with include_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +89,8 @@ class AuditRecord:
                     "action": s.action,
                     "pmids": list(s.pmids),
                     "risk": s.risk,
+                    "rules_fired": list(s.rules_fired),
+                    "text": s.text,
                 }
                 for s in self.sentences
             ],
@@ -128,6 +136,8 @@ def build_record(
                 action=s.action.value,
                 pmids=_pmids(s),
                 risk=s.risk,
+                rules_fired=s.rules_fired,
+                text=_scrubbed(s.text) if include_text and s.action in _WITHHELD else None,
             )
             for s in report.sentences
         ),

@@ -69,6 +69,9 @@ return {1, prev, #KEYS - 1}
 """
 )
 MAX_BATCH = 100
+LOOKBACK_ENTRIES = 20_000  # how many of the newest stream entries a lookup reads
+SETTLED_AFTER = 1_000  # entries past the newest match: a request's records are written together
+_PAGE = 500
 DEFAULT_LINGER_SECONDS = 0.01
 
 
@@ -122,6 +125,27 @@ class RedisStreamSink:
         self._idle.clear()
         self._wake.set()
         return True
+
+    async def find(
+        self, needle: bytes, *, lookback: int = LOOKBACK_ENTRIES
+    ) -> list[dict[str, Any]]:
+        """The records, newest first, holding ``needle`` (in canonical form): those still
+        queued, then those among the stream's newest ``lookback`` entries. The caller checks
+        each record (``needle`` only preselects)."""
+        found = [json.loads(p.body) for p in reversed(self._pending) if needle in p.body]
+        since, seen, last = 0, 0, "+"
+        while seen < lookback:
+            page = await self._link.client.xrevrange(self.stream, max=last, min="-", count=_PAGE)
+            for entry_id, fields in page or []:
+                seen, since = seen + 1, since + 1
+                body = _record_field(fields)
+                if needle in body:
+                    found.append(json.loads(body))
+                    since = 0
+                last = "(" + _text(entry_id)
+            if len(page or []) < _PAGE or (found and since > SETTLED_AFTER):
+                break
+        return found
 
     async def start(self) -> None:
         if self._task is None:
@@ -190,6 +214,11 @@ class RedisStreamSink:
             if not item.counted:
                 item.counted = True
                 self._observer.on_redis_degraded("audit")
+
+
+def _record_field(fields: Mapping[Any, Any] | None) -> bytes:
+    value = (fields or {}).get(b"record", (fields or {}).get("record", b""))
+    return value.encode() if isinstance(value, str) else bytes(value)
 
 
 def _text(value: bytes | str | None) -> str:

@@ -22,11 +22,16 @@ KEY_ID_HEX = 12
 SECRET_BYTES = 24
 _KEY_RE = re.compile(rf"^{KEY_PREFIX}([0-9a-f]{{{KEY_ID_HEX}}})-([0-9a-f]{{{SECRET_BYTES * 2}}})$")
 _KEY_ID_RE = re.compile(rf"^[0-9a-f]{{{KEY_ID_HEX}}}$")
+# Roles a key may hold beyond calling the API. ``reviewer``: may read, from the audit log, the
+# words a policy withheld from its tenant's answers (``GET /v1/audit/{request id}/withheld``).
+REVIEWER = "reviewer"
+ROLES: tuple[str, ...] = (REVIEWER,)
 
 
 @dataclass(frozen=True, slots=True)
 class KeyRecord:
-    """One proxy key as stored. Empty ``allowed_models``/``allowed_policies`` mean "any"."""
+    """One proxy key as stored. Empty ``allowed_models``/``allowed_policies`` mean "any";
+    ``roles`` are extra rights (see :data:`ROLES`), none by default."""
 
     key_id: str
     tenant: str
@@ -35,6 +40,7 @@ class KeyRecord:
     allowed_policies: tuple[str, ...] = ()
     created_at: float = 0.0
     revoked_at: float | None = None
+    roles: tuple[str, ...] = ()
 
     @property
     def revoked(self) -> bool:
@@ -52,6 +58,7 @@ class KeyRecord:
             "allowed_policies": list(self.allowed_policies),
             "created_at": self.created_at,
             "revoked_at": self.revoked_at,
+            "roles": list(self.roles),
         }
 
     @classmethod
@@ -77,7 +84,16 @@ class KeyRecord:
             allowed_policies=_names(data.get("allowed_policies", []), key_id),
             created_at=float(created),
             revoked_at=None if revoked is None else float(revoked),
+            roles=_roles(data.get("roles", []), key_id),  # absent in records made before roles
         )
+
+
+def _roles(value: object, key_id: str) -> tuple[str, ...]:
+    roles = _names(value, key_id)
+    unknown = sorted(set(roles) - set(ROLES))
+    if unknown:
+        raise ValueError(f"key record {key_id}: unknown role(s) {', '.join(unknown)}")
+    return roles
 
 
 def _names(value: object, key_id: str) -> tuple[str, ...]:
@@ -97,6 +113,10 @@ class Principal:
     key_id: str | None
     allowed_models: tuple[str, ...] = ()
     allowed_policies: tuple[str, ...] = ()
+    roles: tuple[str, ...] = ()
+
+    def has_role(self, role: str) -> bool:
+        return role in self.roles
 
     def may_use_model(self, model: str) -> bool:
         return not self.allowed_models or model in self.allowed_models
@@ -106,7 +126,13 @@ class Principal:
 
     @classmethod
     def of(cls, record: KeyRecord) -> Principal:
-        return cls(record.tenant, record.key_id, record.allowed_models, record.allowed_policies)
+        return cls(
+            record.tenant,
+            record.key_id,
+            record.allowed_models,
+            record.allowed_policies,
+            record.roles,
+        )
 
 
 LOCAL_PRINCIPAL = Principal(tenant="local", key_id=None)
@@ -120,10 +146,14 @@ def new_key(
     tenant: str,
     allowed_models: tuple[str, ...] = (),
     allowed_policies: tuple[str, ...] = (),
+    roles: tuple[str, ...] = (),
 ) -> tuple[str, KeyRecord]:
     """A fresh ``(plaintext key, record)``; the plaintext must be shown once and then dropped."""
     if not tenant.strip():
         raise ValueError("tenant must not be empty")
+    unknown = sorted(set(roles) - set(ROLES))
+    if unknown:
+        raise ValueError(f"unknown role(s): {', '.join(unknown)} (known: {', '.join(ROLES)})")
     key_id = secrets.token_hex(KEY_ID_HEX // 2)
     secret = secrets.token_hex(SECRET_BYTES)
     record = KeyRecord(
@@ -133,6 +163,7 @@ def new_key(
         allowed_models=allowed_models,
         allowed_policies=allowed_policies,
         created_at=time.time(),
+        roles=tuple(dict.fromkeys(roles)),
     )
     return f"{KEY_PREFIX}{key_id}-{secret}", record
 

@@ -122,3 +122,9 @@ def require_policy(principal: Principal, policy: str) -> None:
     """Raise 403 unless the caller's key may choose ``policy``."""
     if not principal.may_use_policy(policy):
         raise PermissionDenied(f"this proxy key may not use policy '{policy}'", param="policy")
+
+
+def require_role(principal: Principal, role: str) -> None:
+    """Raise 403 unless the caller's key holds ``role`` (the keyless local mode holds none)."""
+    if not principal.has_role(role):
+        raise PermissionDenied(f"this needs a proxy key with the '{role}' role")

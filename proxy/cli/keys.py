@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 
-from proxy.auth import KeyRecord, KeyStore, KeyStoreError, UnknownKey, new_key, open_store
+from proxy.auth import ROLES, KeyRecord, KeyStore, KeyStoreError, UnknownKey, new_key, open_store
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -34,6 +34,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=[],
         help="the key's policy: always applied to its requests (repeat to let it choose among "
         "several; the first is used when a request names none; default: any, chosen by match)",
+    )
+    create.add_argument(
+        "--role",
+        action="append",
+        default=[],
+        choices=ROLES,
+        help="extra right (repeat): 'reviewer' may read the words a policy withheld from its "
+        "tenant's answers, from the audit log (default: none)",
     )
     create.set_defaults(func=lambda a: _run(a, _create))
 
@@ -80,7 +88,9 @@ def _configured_store(config: str | None) -> str | None:
 
 async def _create(store: KeyStore, args: argparse.Namespace) -> int:
     try:
-        key, record = new_key(args.tenant, tuple(args.model), tuple(args.policy))
+        key, record = new_key(
+            args.tenant, tuple(args.model), tuple(args.policy), roles=tuple(args.role)
+        )
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -117,6 +127,7 @@ def _row(record: KeyRecord) -> str:
             record.tenant,
             f"models={models}",
             f"policies={policies}",
+            f"roles={','.join(record.roles) or '-'}",
             created,
         )
     )

@@ -13,6 +13,7 @@ from proxy.routes import (
     passthrough,
     policies,
     reports,
+    review,
     ui,
     verify,
 )
@@ -23,6 +24,7 @@ def routes() -> list[Route]:
         *chat.ROUTES,
         *dialects.ROUTES,
         *reports.ROUTES,
+        *review.ROUTES,
         *models.ROUTES,
         *health.ROUTES,
         *metrics.ROUTES,

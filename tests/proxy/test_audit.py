@@ -8,6 +8,7 @@ import itertools
 import json
 import multiprocessing
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,7 @@ from proxy.audit import (
     verify_file,
     verify_redis,
 )
+from proxy.audit.jsonl import find_records
 from proxy.cli import main
 from proxy.state import RedisLink, RedisSettings
 from verifiers import Action, ReportStatus, Verdict
@@ -58,9 +60,9 @@ def test_record_holds_every_decision_and_text_only_when_asked() -> None:
     assert body["risk"] == 0.25
     assert body["sentences"] == [
         {"index": 0, "verdict": "supported", "harm": 2, "action": "annotate",
-         "pmids": ["111"], "risk": 1.0},
+         "pmids": ["111"], "risk": 1.0, "rules_fired": [], "text": None},
         {"index": 1, "verdict": "unsupported", "harm": 5, "action": "flag",
-         "pmids": ["999"], "risk": 0.0},
+         "pmids": ["999"], "risk": 0.0, "rules_fired": [], "text": None},
     ]  # fmt: skip
     assert body["latency_ms"] == {"retrieval": 12.5, "verification": 40.0, "upstream_total": 300}
     assert body["prompt"] is None and body["answer"] is None
@@ -68,6 +70,21 @@ def test_record_holds_every_decision_and_text_only_when_asked() -> None:
     assert with_text["prompt"] == CTX.prompt and with_text["answer"] == CTX.answer
     leaky = ResponseContext("r", "acme", "gpt-x", prompt="my key is sk-abcdefghijklmnop ok")
     assert build_record(REPORT, leaky, include_text=True).prompt == "my key is [redacted] ok"
+
+
+def test_a_withheld_sentence_keeps_its_rules_and_its_words_only_with_text() -> None:
+    redacted = replace(
+        sentence(1, Verdict.INVALID_CITATION, 4, action=Action.REDACT, cited=(("999", False),)),
+        text="It cures cancer [PMID:999].",
+        rules_fired=("redact-fabricated-citation", "flag-low-confidence"),
+    )
+    withheld = replace(REPORT, sentences=(REPORT.sentences[0], redacted))
+    plain = build_record(withheld, CTX, include_text=False).to_dict()["sentences"]
+    assert plain[1]["rules_fired"] == ["redact-fabricated-citation", "flag-low-confidence"]
+    assert plain[1]["text"] is None
+    with_text = build_record(withheld, CTX, include_text=True).to_dict()["sentences"]
+    assert with_text[1]["text"] == "It cures cancer [PMID:999]."
+    assert with_text[0]["text"] is None  # a sentence the client saw is in `answer` already
 
 
 def _write(path: Path, n: int) -> None:
@@ -90,7 +107,9 @@ def test_jsonl_chain_verifies_and_survives_reopen(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("tamper", ["edit", "delete", "swap"])
-def test_jsonl_tampering_is_detected(tmp_path: Path, tamper: str, capsys) -> None:
+def test_jsonl_tampering_is_detected(
+    tmp_path: Path, tamper: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "log.jsonl"
     _write(path, 4)
     lines = path.read_text().splitlines()
@@ -120,6 +139,43 @@ def test_jsonl_from_several_processes_is_one_chain(tmp_path: Path) -> None:
         w.join(timeout=30)
     result = verify_file(path)
     assert (result.ok, result.count) == (True, 75)
+
+
+def _records(n: int, tenant: str = "acme") -> list[dict[str, object]]:
+    return [
+        build_record(
+            REPORT, ResponseContext(f"req-{i}", tenant, "gpt-x"), include_text=False
+        ).to_dict()
+        for i in range(n)
+    ]
+
+
+async def test_a_request_is_found_again_in_the_file_newest_first(tmp_path: Path) -> None:
+    sink = JsonlSink(tmp_path / "audit.jsonl")
+    log = AuditLog(jsonl=sink)
+    for record in _records(30):
+        sink.write(record)
+    sink.write({**_records(1)[0], "request_id": "req-7", "choice": 1})  # n > 1: one per choice
+    sink.close()
+    found = await log.find("req-7")
+    assert [(r["request_id"], r["choice"]) for r in found] == [("req-7", 1), ("req-7", 0)]
+    assert await log.find("req-") == [] and await log.find("nope") == []
+    assert await AuditLog().find("req-7") == []  # no sink: nothing to find
+    # Only the newest bytes are searched: an old record is out of reach.
+    assert find_records(tmp_path / "audit.jsonl", b'"req-0"', lookback_bytes=2_000) == []
+
+
+async def test_a_request_is_found_again_in_the_stream(link: RedisLink) -> None:
+    sink = RedisStreamSink(link, link.key("audit"))
+    log = AuditLog(redis=sink)
+    for record in _records(5):
+        sink.submit(record)
+    assert [r["request_id"] for r in await log.find("req-3")] == ["req-3"]  # still queued
+    await sink.start()
+    assert await sink.flush(timeout=10)
+    await sink.aclose()
+    assert [r["request_id"] for r in await log.find("req-3")] == ["req-3"]  # from Redis
+    assert await log.find("req-9") == []
 
 
 @pytest.fixture

@@ -31,6 +31,7 @@ from proxy.auth import (
     parse_key,
     require_model,
     require_policy,
+    require_role,
 )
 from proxy.errors import sanitise
 
@@ -46,6 +47,24 @@ def test_new_key_round_trips_and_stores_only_a_digest() -> None:
     assert parsed is not None and parsed[0] == record.key_id
     assert parsed[1] not in json.dumps(record.to_dict())
     assert KeyRecord.from_dict(record.to_dict()) == record
+
+
+def test_roles_are_stored_with_the_key_and_default_to_none() -> None:
+    _, reviewer = new_key("acme", roles=("reviewer",))
+    assert KeyRecord.from_dict(reviewer.to_dict()).roles == ("reviewer",)
+    assert Principal.of(reviewer).has_role("reviewer")
+    _, plain = new_key("acme")
+    old = {k: v for k, v in plain.to_dict().items() if k != "roles"}  # stored before roles
+    assert KeyRecord.from_dict(old).roles == ()
+    assert not Principal.of(plain).has_role("reviewer")
+    with pytest.raises(PermissionDenied):
+        require_role(Principal.of(plain), "reviewer")
+    with pytest.raises(PermissionDenied):
+        require_role(LOCAL_PRINCIPAL, "reviewer")  # keyless: nobody is a reviewer
+    with pytest.raises(ValueError):
+        new_key("acme", roles=("admin",))
+    with pytest.raises(ValueError):
+        KeyRecord.from_dict({**plain.to_dict(), "roles": ["admin"]})
 
 
 def test_keys_are_scrubbed_by_the_log_sanitiser() -> None:

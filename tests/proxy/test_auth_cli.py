@@ -44,6 +44,19 @@ def test_create_list_revoke(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert "revoked" in capsys.readouterr().out
 
 
+def test_create_a_reviewer_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = str(tmp_path / "keys.json")
+    assert _run("--store", store, "create", "--tenant", "acme", "--role", "reviewer") == 0
+    parsed = parse_key(capsys.readouterr().out.strip())
+    assert parsed is not None
+    record = asyncio.run(FileKeyStore(store).get(parsed[0]))
+    assert record is not None and record.roles == ("reviewer",)
+    assert _run("--store", store, "list") == 0
+    assert "roles=reviewer" in capsys.readouterr().out
+    with pytest.raises(SystemExit):  # argparse refuses a role it does not know
+        _run("--store", store, "create", "--tenant", "acme", "--role", "admin")
+
+
 def test_revoke_unknown_and_bad_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert _run("--store", str(tmp_path / "keys.json"), "revoke", "0" * 12) == 1
     (tmp_path / "bad.json").write_text("nope")

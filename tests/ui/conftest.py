@@ -1,29 +1,35 @@
 """Fixtures for the playground tests: the demo stack (emulator replaying the recorded answers,
-a real proxy with retrieval and verification) and headless Chromium driven by Selenium.
+a real proxy with retrieval and verification), the same stack behind proxy keys with an audit
+log that keeps text (for the reviewer role), and headless Chromium driven by Selenium.
 
 Browser tests skip, saying why, only when no Chromium binary is installed
 (``scripts/services.sh`` installs it and its driver)."""
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from starlette.applications import Starlette
 
 from proxy.app import create_app
+from proxy.auth import REVIEWER, FileKeyStore, new_key
 from proxy.cli.demo import Replay, demo_config, load_recorded
-from proxy.config import settings_from_mapping
+from proxy.config import Settings, settings_from_mapping
 from proxy.emulator import Emulator
 from proxy.server_thread import RunningProxy, ServerThread
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
 ARTIFACTS = Path(__file__).parents[1] / "artifacts"
+VERIFY_TIMEOUT_S = 120
 CHROMIUM_FLAGS = (
     "--headless",
     "--no-sandbox",
@@ -37,16 +43,65 @@ CHROMIUM_FLAGS = (
 
 
 @pytest.fixture(scope="session")
-def demo_proxy() -> Iterator[RunningProxy]:
-    """The proxy as ``veriproxy demo`` runs it, with the bundled NLI on one thread."""
+def demo_upstream() -> Iterator[str]:
+    """The emulator replaying the demo's recorded answers: its URL."""
     emulator = Emulator(reply=Replay(load_recorded()), drip_s=0.01)
     with ServerThread(emulator.app()) as upstream:
-        raw: dict[str, Any] = demo_config(f"{upstream.url}/v1")
-        raw["verification"]["verifier"] = {"nli": {"name": "bundled", "threads": 1}}
-        settings = settings_from_mapping(raw, environ={})
-        app = create_app(settings)
-        with ServerThread(app) as server:
-            yield RunningProxy(app, settings, server.url)
+        yield upstream.url
+
+
+def _demo_stack(upstream: str, **extra: Any) -> tuple[Starlette, Settings]:
+    raw: dict[str, Any] = demo_config(f"{upstream}/v1")
+    raw["verification"]["verifier"] = {"nli": {"name": "bundled", "threads": 1}}
+    # A shared CI machine can take longer than the default 20 s to verify an answer; the tests
+    # are about what the page shows of a verified answer, not about the timeout.
+    raw["verification"]["timeout_seconds"] = VERIFY_TIMEOUT_S
+    raw.update(extra)
+    settings = settings_from_mapping(raw, environ={})
+    return create_app(settings), settings
+
+
+@pytest.fixture(scope="session")
+def demo_proxy(demo_upstream: str) -> Iterator[RunningProxy]:
+    """The proxy as ``veriproxy demo`` runs it, with the bundled NLI on one thread."""
+    app, settings = _demo_stack(demo_upstream)
+    with ServerThread(app) as server:
+        yield RunningProxy(app, settings, server.url)
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewedProxy:
+    """The demo stack behind proxy keys, auditing to ``audit`` with text kept."""
+
+    proxy: RunningProxy
+    reviewer: str  # tenant "clinic", with the reviewer role
+    caller: str  # tenant "clinic", no role
+    outsider: str  # tenant "other", with the reviewer role
+    audit: Path
+
+
+@pytest.fixture(scope="session")
+def reviewed_proxy(
+    demo_upstream: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ReviewedProxy]:
+    root = tmp_path_factory.mktemp("reviewed")
+    store = FileKeyStore(root / "keys.json")
+    keys = [
+        new_key("clinic", roles=(REVIEWER,)),
+        new_key("clinic"),
+        new_key("other", roles=(REVIEWER,)),
+    ]
+    for _, record in keys:
+        asyncio.run(store.put(record))
+    audit = root / "audit.jsonl"
+    app, settings = _demo_stack(
+        demo_upstream,
+        auth={"store": str(root / "keys.json")},
+        audit={"jsonl": str(audit), "include_text": True},
+    )
+    with ServerThread(app) as server:
+        proxy = RunningProxy(app, settings, server.url)
+        yield ReviewedProxy(proxy, keys[0][0], keys[1][0], keys[2][0], audit)
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,8 @@
 """The playground's HTTP side, without a browser: ``GET /ui`` (public, locked down by its
-Content-Security-Policy), ``GET /v1/policies`` (behind the key) and the ``include_evidence``
-option that sends the injected abstracts beside the (unchanged) report."""
+Content-Security-Policy), ``GET /v1/policies`` (behind the key), the ``include_evidence``
+option that sends the injected abstracts beside the (unchanged) report, and
+``GET /v1/audit/{request id}/withheld``, which gives the words a policy withheld to a reviewer key
+and to nobody else."""
 
 from __future__ import annotations
 
@@ -20,9 +22,12 @@ from proxy.auth import FileKeyStore, new_key
 from proxy.cli.demo import DEMO_MODEL, load_recorded
 from proxy.server_thread import RunningProxy
 from tests.conftest import ProxyFactory
+from tests.ui.conftest import ReviewedProxy
 from verifiers.schema import load_schema
 
-IBUPROFEN = load_recorded()[0]
+IBUPROFEN, _, AMOXAPINE, _ = load_recorded()
+FABRICATED = "Amoxapine also halved relapse rates in schizophrenia in a large randomised trial"
+DOSE = "bupivacaine 200 mg"
 
 
 def _csp_sources(csp: str, directive: str) -> list[str]:
@@ -97,7 +102,7 @@ def _streamed_report(proxy: RunningProxy, include_evidence: bool) -> dict[str, A
     reports = [c for c in chunks if c.get("verification", {}).get("type") == "report"]
     assert len(reports) == 1
     assert all("evidence_documents" not in c for c in chunks if c not in reports)
-    chunk = reports[0]
+    chunk: dict[str, Any] = reports[0]
     chunk["verification"].pop("type")
     return chunk
 
@@ -126,3 +131,73 @@ def test_completion_carries_the_injected_abstracts(demo_proxy: RunningProxy) -> 
     _check_documents(httpx.post(url, json=_request(False, True), timeout=120).json())
     without = httpx.post(url, json=_request(False, False), timeout=120).json()
     assert "evidence_documents" not in without
+
+
+def _strict(question: str, stream: bool) -> dict[str, Any]:
+    return {
+        "model": DEMO_MODEL,
+        "stream": stream,
+        "messages": [{"role": "user", "content": question}],
+        "veriproxy": {"policy": "clinical-strict", "include_evidence": True},
+    }
+
+
+def _ask(stack: ReviewedProxy, key: str, question: str, stream: bool) -> tuple[str, str]:
+    """(request id, everything the client received) of one strict-policy answer."""
+    url = f"{stack.proxy.base_url}/chat/completions"
+    auth = {"authorization": f"Bearer {key}"}
+    with httpx.stream("POST", url, json=_strict(question, stream), headers=auth, timeout=120) as r:
+        assert r.status_code == 200
+        return r.headers["x-request-id"], r.read().decode()
+
+
+def _withheld(stack: ReviewedProxy, key: str | None, request_id: str) -> httpx.Response:
+    headers = {"authorization": f"Bearer {key}"} if key else {}
+    url = f"{stack.proxy.base_url}/audit/{request_id}/withheld"
+    return httpx.get(url, headers=headers, timeout=30)
+
+
+def test_withheld_words_reach_a_reviewer_key_and_no_one_else(
+    reviewed_proxy: ReviewedProxy,
+) -> None:
+    stack = reviewed_proxy
+    for stream in (False, True):
+        request_id, received = _ask(stack, stack.caller, AMOXAPINE.question, stream)
+        # The answer, its report and the evidence documents never hold the redacted words ...
+        assert FABRICATED not in received
+        stored = httpx.get(
+            f"{stack.proxy.base_url}/chat/completions/{request_id}/verification",
+            headers={"authorization": f"Bearer {stack.caller}"},
+        )
+        assert stored.status_code == 200 and FABRICATED not in stored.text
+        # ... nor does the review endpoint, for any key but a reviewer of the same tenant.
+        refused = _withheld(stack, stack.caller, request_id)
+        assert refused.status_code == 403 and FABRICATED not in refused.text
+        assert refused.json()["error"]["code"] == "permission_denied"
+        elsewhere = _withheld(stack, stack.outsider, request_id)
+        assert elsewhere.status_code == 404 and FABRICATED not in elsewhere.text
+        assert _withheld(stack, None, request_id).status_code == 401
+        # The reviewer reads the sentence and the rule that withheld it from the audit record.
+        review = _withheld(stack, stack.reviewer, request_id)
+        assert review.status_code == 200
+        assert review.headers["cache-control"] == "no-store"
+        [item] = review.json()["data"]
+        assert item["text"].startswith(FABRICATED) and item["index"] == 2
+        assert (item["action"], item["rule"]) == ("redact", "redact-fabricated-citation")
+        assert "redact-fabricated-citation" in item["rules_fired"]
+    assert _withheld(stack, stack.reviewer, "no-such-request").status_code == 404
+    assert FABRICATED in stack.audit.read_text()  # where the reviewer's copy comes from
+
+
+def test_a_blocked_sentence_is_reviewable_too(reviewed_proxy: ReviewedProxy) -> None:
+    stack = reviewed_proxy
+    request_id, received = _ask(stack, stack.reviewer, IBUPROFEN.question, stream=True)
+    assert DOSE not in received  # a reviewer's own stream withholds like anyone's
+    [item] = _withheld(stack, stack.reviewer, request_id).json()["data"]
+    assert DOSE in item["text"]
+    assert (item["action"], item["rule"]) == ("block", "block-contradicted-high-harm")
+
+
+def test_keyless_mode_has_no_reviewer(demo_proxy: RunningProxy) -> None:
+    refused = httpx.get(f"{demo_proxy.base_url}/audit/anything/withheld")
+    assert refused.status_code == 403
