@@ -12,6 +12,10 @@
     return node;
   };
   const pct = (x) => (typeof x === "number" ? x.toFixed(2) : "—");
+  const words = (name) => name.replace(/_/g, " ");
+  // The report's `risk` fields hold VetScore: the share of claims the evidence supports, weighted
+  // by harm (1.00 = all supported, higher is better). Named for what it is at both levels.
+  const SUPPORT = "harm-weighted support";
 
   // ---- the proxy key, models and policies ------------------------------------------------
   const keyInput = $("key"), remember = $("remember");
@@ -56,10 +60,14 @@
   let blockedAt = null;     // offset of the block message, once the stream ended with content_filter
   let report = null;
   let documents = new Map(); // pmid -> {title, abstract, journal, year, score, retriever}
+  let requestId = null;     // X-Request-Id of the answer: names its audit record
+  let originals = new Map(); // sentence index -> {text, rule, rules_fired}: a reviewer's view
+  let reviewNote = "";
   let controller = null;
 
   function reset() {
     answer = ""; marks = []; cursor = 0; lastDelta = 0; blockedAt = null; report = null; documents = new Map();
+    requestId = null; originals = new Map(); reviewNote = "";
     hideDetail();
     renderAnswer(); renderSide();
   }
@@ -82,10 +90,10 @@
   function addReport(value, docs) {
     report = value;
     for (const doc of docs || []) documents.set(doc.pmid, doc);
-    // A sentence withheld by a block in gate mode appears only in the report.
+    // A sentence withheld by a block in gate mode (and any after it) appears only in the report.
     const shown = new Set(marks.map((m) => m.ann.index));
     for (const s of value.sentences || []) {
-      if (!shown.has(s.index) && s.action === "block") marks.push({ from: null, to: null, ann: s, replaced: true });
+      if (!shown.has(s.index) && (s.action === "block" || s.withheld)) marks.push({ from: null, to: null, ann: s, replaced: true });
     }
     renderSide();
   }
@@ -98,18 +106,31 @@
     node.dataset.verdict = ann.verdict;
     node.dataset.action = ann.action;
     node.setAttribute("role", "button");
-    node.setAttribute("aria-label", `${ann.text} (${ann.verdict.replace("_", " ")}${blocked || redacted ? ", " + ann.action + "ed" : ""})`);
-    // A withheld sentence (gate mode, non-streamed) arrives as the policy's message: show that,
-    // labelled, not struck; annotate mode can only strike what was already streamed.
-    node.append(el("span", { className: "text", textContent: mark.replaced || ann.withheld ? ann.text : answer.slice(mark.from, mark.to) }));
+    const sent = mark.from === null ? "" : answer.slice(mark.from, mark.to);
+    node.setAttribute("aria-label", `${ann.withheld ? "withheld sentence" : sent} (${words(ann.verdict)}${blocked || redacted ? ", " + ann.action + "ed" : ""})`);
+    // Gate mode withholds the words: a redacted sentence arrives as the policy's message (shown as
+    // sent, labelled, not struck); a blocked one is a placeholder, the block is told once below
+    // the answer. Annotate mode strikes what was sent.
+    const missing = ann.withheld && (blocked || mark.from === null);
+    const shown = missing ? "sentence withheld" : mark.replaced || ann.withheld ? ann.text : sent;
+    node.append(el("span", { className: missing ? "text placeholder" : "text", textContent: shown }));
     if (blocked || redacted) {
       if (!ann.withheld) node.classList.add("struck");
       node.append(el("span", { className: "label", textContent: blocked ? "blocked" : "redacted" }));
       if (mark.replaced && mark.from !== null && !ann.withheld) {
-        node.append(el("span", { className: "replacement", textContent: answer.slice(mark.from, mark.to) }));
+        node.append(el("span", { className: "replacement", textContent: sent }));
       }
     }
+    const original = originals.get(ann.index);
+    if (original) node.append(originalNode(original));
     return node;
+  }
+
+  // What a reviewer key reads back from the audit record: the sentence's own words and the rule.
+  function originalNode(original) {
+    const text = original.text === null ? "(the audit log keeps no text: audit.include_text is off)" : original.text;
+    return el("span", { className: "original" }, el("span", { className: "label", textContent: "original" }), " ", text,
+      el("span", { className: "meta", textContent: ` — ${original.action}ed by rule ${original.rule || original.rules_fired.join(", ")}` }));
   }
 
   function renderAnswer() {
@@ -125,9 +146,7 @@
       at = Math.max(at, mark.to);
     }
     if (at < end) parts.push(el("span", { className: "pending", textContent: answer.slice(at, end) }));
-    if (blockedAt !== null) {
-      parts.push(el("span", { className: "blocked-message", role: "alert", textContent: answer.slice(blockedAt).trim() }));
-    }
+    if (blockedAt !== null) parts.push(el("span", { className: "blocked-message", role: "alert", textContent: blockNotice() }));
     box.replaceChildren(...parts);
     if (focused !== undefined) {
       const again = box.querySelector(`.sent[data-index="${focused}"]`);
@@ -135,30 +154,76 @@
     }
   }
 
+  // One block message, worded for what the reviewer sees: the proxy's own message says the answer
+  // was withheld, which is true only when no sentence of it was released.
+  function blockNotice() {
+    const released = marks.filter((m) => m.from !== null && !m.ann.withheld && m.ann.action !== "block").length;
+    const blocked = marks.find((m) => m.ann.action === "block");
+    if (!blocked) return released ? "The rest of the answer was withheld." : answer.slice(blockedAt).trim();
+    const which = `sentence ${blocked.ann.index + 1}`;
+    const rules = (blocked.ann.rules_fired || []).length ? ` (rules fired: ${blocked.ann.rules_fired.join(", ")})` : "";
+    if (report && report.delivered_before_block) {
+      return `The policy blocked ${which}${rules} after it had reached the client: annotate mode cannot take sent text back, so the stream was cut there.`;
+    }
+    if (!released) return `The policy blocked ${which}${rules}: the whole answer was withheld and the client got only the policy's block message.`;
+    return `The policy blocked ${which}${rules}: it and everything after it were withheld, and the client got the policy's block message in their place. The ${released === 1 ? "sentence" : `${released} sentences`} above had been verified and released.`;
+  }
+
+  // The label a reviewer reads. "verified" only when every check-worthy sentence is supported and
+  // cited: a policy may let an uncited or unsupported sentence through with status "verified".
+  function responseLabel(r) {
+    if (r.status !== "verified") return { label: r.status, status: r.status, gaps: [] };
+    const gaps = (r.sentences || []).filter((s) => s.verdict !== "supported" && s.verdict !== "not_checkworthy");
+    if (!gaps.length) return { label: "verified", status: "verified", gaps };
+    return { label: "not fully supported", status: "gaps", gaps };
+  }
+
+  // Evidence that decided a verdict: the deciding spans, and the abstracts of failed checks.
+  function decidingPmids(r) {
+    const ids = new Set();
+    for (const s of r.sentences || []) {
+      for (const span of s.evidence || []) ids.add(span.pmid);
+      for (const c of s.claims || []) {
+        for (const span of c.evidence || []) ids.add(span.pmid);
+        for (const check of c.checks || []) if (!check.passed && check.pmid) ids.add(check.pmid);
+      }
+    }
+    return ids;
+  }
+
   function renderSide() {
-    const status = $("status"), risk = $("risk");
+    const status = $("status"), support = $("support");
     if (!report) {
-      status.textContent = "—"; risk.textContent = "—";
+      status.textContent = "—"; support.textContent = "—";
       $("counts").textContent = ""; $("rules").textContent = "";
       $("abstracts").replaceChildren();
       return;
     }
-    status.replaceChildren(el("span", { className: "badge", textContent: report.status }));
-    status.firstChild.dataset.status = report.status;
-    risk.textContent = pct(report.risk) + (report.faithful ? " (faithful)" : "");
-    const counts = Object.entries(report.counts || {}).filter(([, n]) => n).map(([k, n]) => `${k.replace("_", " ")}: ${n}`);
+    const outcome = responseLabel(report);
+    status.replaceChildren(el("span", { className: "badge", textContent: outcome.label }));
+    status.firstChild.dataset.status = outcome.status;
+    support.textContent = pct(report.risk);
+    const counts = Object.entries(report.counts || {}).filter(([, n]) => n).map(([k, n]) => `${words(k)}: ${n}`);
+    if (outcome.gaps.length) {
+      const kinds = [...new Set(outcome.gaps.map((s) => words(s.verdict)))].join(", ");
+      counts.push(`not every sentence is supported and cited: ${outcome.gaps.length} of ${report.sentences.length} ${kinds}`);
+    }
     $("counts").textContent = counts.join(" · ");
     const rules = [`policy ${report.policy || "—"}`];
     if ((report.rules_fired || []).length) rules.push("rules fired: " + report.rules_fired.join(", "));
     if (report.error) rules.push("verification incomplete: " + report.error);
+    if (reviewNote) rules.push(reviewNote);
     $("rules").textContent = rules.join(" · ");
     // Every injected abstract when the report carries them, else the evidence it lists.
-    const used = new Set((report.evidence || []).map((ref) => ref.pmid));
+    const deciding = decidingPmids(report);
     const listed = documents.size ? [...documents.values()] : report.evidence || [];
     $("abstracts").replaceChildren(...listed.map((doc) => {
-      const meta = [doc.journal, doc.year, `score ${pct(doc.score)}`, doc.retriever, used.has(doc.pmid) ? "used" : ""].filter(Boolean).join(" · ");
+      const used = deciding.has(doc.pmid);
+      const meta = [doc.journal, doc.year, `retrieval score ${pct(doc.score)}`, doc.retriever].filter(Boolean).join(" · ");
       const item = el("li", {}, pmidLink(doc.pmid), " ", el("strong", { textContent: doc.title }), el("div", { className: "meta", textContent: meta }));
+      if (used) item.append(el("div", { className: "decided", textContent: "decided a verdict" }));
       item.dataset.pmid = doc.pmid;
+      item.dataset.used = used;
       if (doc.abstract) item.append(el("details", {}, el("summary", { textContent: "abstract" }), el("p", { className: "abstract", textContent: doc.abstract })));
       return item;
     }));
@@ -178,15 +243,41 @@
     return el("p", { className: "abstract" }, text.slice(0, span.start), el("mark", { textContent: span.text }), text.slice(span.end));
   }
 
+  // A span's label agrees with the verdict of the claim it decided, and names what decided it:
+  // the NLI model, or a check (numbers, direction, negation) that overruled the model's reading.
+  const NLI_VERDICT = { entailment: "supported", contradiction: "contradicted", neutral: "unsupported" };
+  const READS = { supported: "supports", contradicted: "contradicts", partially_supported: "partly supports" };
+  const OVERRULING = ["numbers", "unstated_number", "direction", "negation"];
+  function spanReading(ann, span) {
+    const same = (e) => e.pmid === span.pmid && e.start === span.start && e.end === span.end;
+    const claim = (ann.claims || []).find((c) => (c.evidence || []).some(same));
+    const verdict = claim ? claim.verdict : NLI_VERDICT[span.label];
+    const model = `${span.label} ${pct(span.score)}`;
+    const checks = verdict === NLI_VERDICT[span.label] ? [] : ((claim && claim.checks) || []).filter((c) => !c.passed && OVERRULING.includes(c.name));
+    const by = checks.length
+      ? `decided by the ${checks.map((c) => words(c.name) + (c.detail ? ` check (${c.detail})` : " check")).join(" and the ")}; the NLI model alone read ${model}`
+      : `decided by the NLI model (${model})`;
+    return { verdict, text: `${READS[verdict] || "does not settle the claim"} · ${by} · characters ${span.start}–${span.end}` };
+  }
+
   function detailContent(ann) {
-    const body = [el("h3", { id: "detail-title", textContent: `${ann.verdict.replace("_", " ")} · confidence ${pct(ann.confidence)}` })];
-    const facts = [`harm ${ann.harm}/5`, `risk ${pct(ann.risk)}`, `action ${ann.action}`];
+    const body = [el("h3", { id: "detail-title", textContent: `${words(ann.verdict)} · confidence ${pct(ann.confidence)}` })];
+    const facts = [`harm ${ann.harm}/5`, `${SUPPORT} ${pct(ann.risk)}`, `action ${ann.action}`];
     body.push(el("p", { textContent: facts.join(" · ") }));
+    if (ann.verdict === "uncited") {
+      body.push(el("p", { className: "meta", textContent: "The answer cites nothing for this sentence: the evidence below was found by checking it against every retrieved abstract." }));
+    }
+    if (ann.withheld) {
+      const original = originals.get(ann.index);
+      body.push(el("p", { className: "meta", textContent: "The client was not shown this sentence's words." }));
+      if (original) body.push(el("h4", { textContent: "Original (reviewer, from the audit record)" }), el("p", {}, originalNode(original)));
+      else if (reviewNote) body.push(el("p", { className: "meta", textContent: reviewNote }));
+    }
     if ((ann.harm_reasons || []).length) body.push(el("p", { className: "meta", textContent: "harm: " + ann.harm_reasons.join("; ") }));
     if ((ann.rules_fired || []).length) body.push(el("p", { className: "meta", textContent: "rules fired: " + ann.rules_fired.join(", ") }));
     if ((ann.claims || []).length) {
       body.push(el("h4", { textContent: "Claims" }));
-      body.push(el("ul", {}, ...ann.claims.map((c) => el("li", { textContent: `${c.text} — ${c.verdict.replace("_", " ")}, harm ${c.harm}` }))));
+      body.push(el("ul", {}, ...ann.claims.map((c) => el("li", { textContent: `${c.text || "(claim withheld)"} — ${words(c.verdict)}, harm ${c.harm}` }))));
     }
     const citations = ann.citations || [];
     if (citations.length) {
@@ -196,15 +287,17 @@
     const failed = (ann.checks || []).filter((c) => !c.passed);
     if (failed.length) {
       body.push(el("h4", { textContent: "Failed checks" }));
-      body.push(el("ul", {}, ...failed.map((c) => el("li", { textContent: `${c.name}: ${c.detail}` }))));
+      body.push(el("ul", {}, ...failed.map((c) => el("li", { textContent: c.detail ? `${c.name}: ${c.detail}` : c.name }))));
     }
     body.push(el("h4", { textContent: "Evidence" }));
     const spans = ann.evidence || [];
     if (!spans.length) body.push(el("p", { className: "meta", textContent: "No evidence span decided this sentence." }));
     for (const span of spans) {
+      const reading = spanReading(ann, span);
       const box = el("div", { className: "evidence" }, pmidLink(span.pmid), " ", el("strong", { textContent: span.title }),
-        el("div", { className: "meta", textContent: `${span.label} · score ${pct(span.score)} · characters ${span.start}–${span.end}` }), highlighted(span));
+        el("div", { className: "meta", textContent: reading.text }), highlighted(span));
       box.dataset.pmid = span.pmid;
+      box.dataset.reads = reading.verdict;
       body.push(box);
     }
     return body;
@@ -285,6 +378,20 @@
     renderAnswer();
   }
 
+  // A reviewer key may read the withheld words back from the audit record; any other key is
+  // refused (403) and the page says so. Only choice 0 is shown.
+  async function loadOriginals() {
+    if (!requestId) return;
+    const response = await fetch(`/v1/audit/${encodeURIComponent(requestId)}/withheld`, { headers: authHeaders() });
+    if (response.ok) {
+      for (const item of (await response.json()).data) if (item.choice === 0) originals.set(item.index, item);
+      reviewNote = "withheld words shown from the audit record (reviewer key)";
+    } else {
+      reviewNote = response.status === 403 ? "withheld words are shown to reviewer keys only" : "withheld words: " + (await errorMessage(response));
+    }
+    renderAnswer(); renderSide();
+  }
+
   async function ask(event) {
     event.preventDefault();
     const question = $("question").value.trim();
@@ -305,6 +412,7 @@
         signal: controller.signal,
       });
       if (!response.ok) throw new Error(await errorMessage(response));
+      requestId = response.headers.get("x-request-id");
       const reader = response.body.getReader();
       const decoder = new TextDecoder();
       let buffer = "";
@@ -323,7 +431,8 @@
           }
         }
       }
-      setState(report ? `done: ${report.status}, risk ${pct(report.risk)}` : "done (no verification report)");
+      if (report && marks.some((m) => m.ann.withheld)) await loadOriginals();
+      setState(report ? `done: ${responseLabel(report).label}, ${SUPPORT} ${pct(report.risk)}` : "done (no verification report)");
     } catch (err) {
       setState(err.name === "AbortError" ? "stopped" : err.message, err.name !== "AbortError");
     } finally {

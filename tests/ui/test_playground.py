@@ -1,7 +1,9 @@
 """The playground in headless Chromium against the demo stack: the page loads, an answer
-streams in, sentences take their verdict's colour, the popover shows the evidence (PMID link
-and the deciding span highlighted in its abstract), and a blocked answer shows its message.
-Screenshots go to tests/artifacts/."""
+streams in, sentences take their verdict's colour, the popover shows the evidence (PMID link,
+the deciding span highlighted in its abstract, labelled as the verdict it decided and by what),
+the response is labelled truthfully (harm-weighted support, never "verified" over an uncited
+sentence), a blocked answer shows one truthful message, and a reviewer key sees the words a
+policy withheld while other keys do not. Screenshots go to tests/artifacts/."""
 
 from __future__ import annotations
 
@@ -22,9 +24,9 @@ from proxy.cli.demo import DEMO_MODEL, RecordedAnswer, load_recorded
 from proxy.data import DEMO_INDEX
 from proxy.server_thread import RunningEmulator, RunningProxy
 from tests.conftest import ProxyFactory
-from tests.ui.conftest import ARTIFACTS
+from tests.ui.conftest import ARTIFACTS, ReviewedProxy
 
-IBUPROFEN, ETORICOXIB, AMOXAPINE, _ = load_recorded()
+IBUPROFEN, ETORICOXIB, AMOXAPINE, IGM = load_recorded()
 # style.css, light scheme: the background of each verdict.
 BACKGROUNDS = {
     "supported": "rgba(215, 245, 221, 1)",
@@ -67,8 +69,22 @@ def _ask(browser: Any, item: RecordedAnswer, policy: str = "") -> list[str]:
     return partial
 
 
+def _use_key(browser: Any, proxy: RunningProxy, key: str) -> None:
+    browser.get(f"{proxy.url}/ui")
+    field = browser.find_element(By.ID, "key")
+    field.clear()
+    field.send_keys(key, Keys.TAB)  # "change": saved, and the lists load with it
+    WebDriverWait(browser, 10).until(
+        lambda d: len(d.find_elements(By.CSS_SELECTOR, "#policy option")) > 1
+    )
+
+
+def _side(browser: Any) -> str:
+    return str(browser.find_element(By.ID, "side").text)
+
+
 def _sentences(browser: Any) -> list[Any]:
-    return browser.find_elements(By.CSS_SELECTOR, "#answer .sent")
+    return list(browser.find_elements(By.CSS_SELECTOR, "#answer .sent"))
 
 
 def _shot(browser: Any, name: str) -> None:
@@ -100,8 +116,16 @@ def test_answer_streams_and_sentences_take_their_colours(
     for sentence, verdict in zip(sentences, verdicts, strict=True):
         assert sentence.value_of_css_property("background-color") == BACKGROUNDS[verdict]
     assert browser.find_element(By.CSS_SELECTOR, "#status .badge").text == "flagged"
+    # The report's `risk` is a harm-weighted support share (higher is better): named so.
+    side = _side(browser)
+    assert "Harm-weighted support" in side and "risk" not in side.lower()
+    assert "faithful" not in side
+    assert browser.find_element(By.ID, "support").text == "0.54"
+    # Only the abstract whose spans and checks decided a verdict is marked.
     listed = browser.find_elements(By.CSS_SELECTOR, "#abstracts li")
-    assert IBUPROFEN.pmid in [li.get_attribute("data-pmid") for li in listed]
+    marked = [li for li in listed if li.get_attribute("data-used") == "true"]
+    assert [li.get_attribute("data-pmid") for li in marked] == [IBUPROFEN.pmid]
+    assert len(listed) > 1 and side.count("decided a verdict") == 1
     _shot(browser, "streamed")
 
 
@@ -115,11 +139,26 @@ def test_popover_shows_pmid_link_and_highlighted_span(
     detail = browser.find_element(By.ID, "detail")
     assert detail.is_displayed()
     assert "numbers: 200 mg not in the evidence" in detail.text and "harm 5/5" in detail.text
+    assert "harm-weighted support 0.00" in detail.text and "risk" not in detail.text
+    # The deciding span reads as the verdict it decided, and names the check that decided it
+    # (the NLI model alone read it as entailment).
+    [deciding] = detail.find_elements(By.CSS_SELECTOR, ".evidence")
+    assert deciding.get_attribute("data-reads") == "contradicted"
+    meta = deciding.find_element(By.CSS_SELECTOR, ".meta").text
+    assert meta.startswith("contradicts · decided by the numbers check (200 mg not in")
+    assert "the NLI model alone read entailment" in meta
+    failed = detail.find_element(By.XPATH, ".//h4[text()='Failed checks']")
+    browser.execute_script("arguments[0].scrollTop = arguments[1].offsetTop - 8", detail, failed)
+    _shot(browser, "contradicted")
     sentences[0].click()  # supported: the span that decided it
     evidence = detail.find_elements(By.CSS_SELECTOR, ".evidence")
     assert evidence, "a supported sentence names the span that decided it"
     box = evidence[0]
     assert box.get_attribute("data-pmid") == IBUPROFEN.pmid
+    assert box.get_attribute("data-reads") == "supported"
+    assert box.find_element(By.CSS_SELECTOR, ".meta").text.startswith(
+        "supports · decided by the NLI model (entailment"
+    )
     link = box.find_element(By.TAG_NAME, "a")
     assert link.get_attribute("href") == f"https://pubmed.ncbi.nlm.nih.gov/{IBUPROFEN.pmid}/"
     # The whole abstract, with the deciding span marked at its place.
@@ -162,19 +201,38 @@ def test_fabricated_pmid_and_uncited_sentence(browser: Any, demo_proxy: RunningP
     uncited = _sentences(browser)[-1]
     assert uncited.get_attribute("data-verdict") == "uncited"
     assert uncited.value_of_css_property("background-color") == BACKGROUNDS["uncited"]
+    # The default policy passes it (report status "verified", support 1.00), but the page does
+    # not call an answer verified while a sentence of it is uncited.
+    badge = browser.find_element(By.CSS_SELECTOR, "#status .badge")
+    assert badge.text == "not fully supported" and badge.get_attribute("data-status") == "gaps"
+    assert "1 of 3 uncited" in browser.find_element(By.ID, "counts").text
+    assert "verified" not in browser.find_element(By.ID, "state").text
+    uncited.click()
+    detail = browser.find_element(By.ID, "detail").text
+    assert "The answer cites nothing for this sentence" in detail
+    _shot(browser, "uncited")
+    _ask(browser, IGM)  # every sentence supported and cited: now it may say so
+    assert browser.find_element(By.CSS_SELECTOR, "#status .badge").text == "verified"
 
 
-def test_blocked_answer_shows_its_message(browser: Any, demo_proxy: RunningProxy) -> None:
+def test_blocked_answer_shows_one_truthful_message(browser: Any, demo_proxy: RunningProxy) -> None:
     _open(browser, demo_proxy)
     _ask(browser, IBUPROFEN, policy="clinical-strict")
-    message = PolicyStore().get("clinical-strict").messages.block
-    shown = browser.find_element(By.CSS_SELECTOR, ".blocked-message")
-    assert shown.text == " ".join(message.split())
+    [shown] = browser.find_elements(By.CSS_SELECTOR, ".blocked-message")
     assert shown.get_attribute("role") == "alert"
+    # Two sentences were released before the block: the page does not say the answer was
+    # withheld (the policy's own message, sent to the client, does), and says it once.
+    answer = browser.find_element(By.ID, "answer").text
+    policy_message = " ".join(PolicyStore().get("clinical-strict").messages.block.split())
+    assert policy_message not in answer and "answer was withheld" not in answer
+    assert shown.text.startswith("The policy blocked sentence 3 (rules fired: block-contradicted")
+    assert "The 2 sentences above had been verified and released." in shown.text
     blocked = browser.find_element(By.CSS_SELECTOR, '.sent[data-action="block"]')
     assert blocked.find_element(By.CSS_SELECTOR, ".label").text.lower() == "blocked"
-    assert "200 mg" not in browser.find_element(By.ID, "answer").text  # withheld words
+    assert blocked.find_element(By.CSS_SELECTOR, ".text").text == "sentence withheld"
+    assert "200 mg" not in answer  # withheld words
     assert browser.find_element(By.CSS_SELECTOR, "#status .badge").text == "blocked"
+    assert not browser.find_elements(By.CSS_SELECTOR, ".original")  # keyless: no reviewer
     _shot(browser, "blocked")
 
 
@@ -253,3 +311,47 @@ def test_key_stays_in_the_browser_and_opens_the_api(
     browser.find_element(By.ID, "remember").click()
     assert browser.execute_script(stored) == [None, key]
     browser.execute_script("localStorage.clear(); sessionStorage.clear()")
+
+
+def test_a_reviewer_key_sees_the_withheld_words_and_the_rule(
+    browser: Any, reviewed_proxy: ReviewedProxy
+) -> None:
+    proxy = reviewed_proxy.proxy
+    try:
+        _use_key(browser, proxy, reviewed_proxy.reviewer)
+        _ask(browser, AMOXAPINE, policy="clinical-strict")
+        redacted = _sentences(browser)[-1]
+        assert redacted.get_attribute("data-action") == "redact"
+        original = redacted.find_element(By.CSS_SELECTOR, ".original")
+        assert "halved relapse rates" in original.text
+        assert "redacted by rule redact-fabricated-citation" in original.text
+        redacted.click()
+        detail = browser.find_element(By.ID, "detail")
+        assert "Original (reviewer, from the audit record)" in detail.text
+        assert "halved relapse rates" in detail.text
+        _shot(browser, "reviewer")
+        browser.switch_to.active_element.send_keys(Keys.ESCAPE)
+        _ask(browser, IBUPROFEN, policy="clinical-strict")
+        blocked = browser.find_element(By.CSS_SELECTOR, '.sent[data-action="block"]')
+        original = blocked.find_element(By.CSS_SELECTOR, ".original")
+        assert "bupivacaine 200 mg" in original.text
+        assert "blocked by rule block-contradicted-high-harm" in original.text
+        assert len(browser.find_elements(By.CSS_SELECTOR, ".blocked-message")) == 1
+    finally:
+        browser.execute_script("localStorage.clear(); sessionStorage.clear()")
+
+
+def test_other_keys_never_get_the_withheld_words(
+    browser: Any, reviewed_proxy: ReviewedProxy
+) -> None:
+    proxy = reviewed_proxy.proxy
+    try:
+        _use_key(browser, proxy, reviewed_proxy.caller)
+        _ask(browser, AMOXAPINE, policy="clinical-strict")
+        assert not browser.find_elements(By.CSS_SELECTOR, ".original")
+        assert "halved relapse" not in browser.page_source
+        assert "withheld words are shown to reviewer keys only" in _side(browser)
+        _sentences(browser)[-1].click()
+        assert "reviewer keys only" in browser.find_element(By.ID, "detail").text
+    finally:
+        browser.execute_script("localStorage.clear(); sessionStorage.clear()")
