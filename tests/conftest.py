@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+import openai
 import pytest
 
 from proxy.app import create_app
@@ -65,3 +66,22 @@ def proxy_factory(emulator: RunningEmulator) -> Iterator[ProxyFactory]:
 @pytest.fixture
 def proxy(proxy_factory: ProxyFactory) -> RunningProxy:
     return proxy_factory()
+
+
+_OPEN_CLIENTS: list[openai.OpenAI] = []
+
+
+def sdk_client(base_url: str, api_key: str = "sk-test", **options: Any) -> openai.OpenAI:
+    """The real openai SDK client, closed when the test ends (see ``_close_sdk_clients``)."""
+    client = openai.OpenAI(base_url=base_url, api_key=api_key, max_retries=0, **options)
+    _OPEN_CLIENTS.append(client)
+    return client
+
+
+@pytest.fixture(autouse=True)
+def _close_sdk_clients() -> Iterator[None]:
+    """An SDK client left open keeps a pooled socket until the garbage collector finds it,
+    often during a later test, which then fails on the ResourceWarning."""
+    yield
+    while _OPEN_CLIENTS:
+        _OPEN_CLIENTS.pop().close()

@@ -10,6 +10,7 @@ import openai
 import pytest
 
 from proxy.server_thread import RunningEmulator, RunningProxy
+from tests.conftest import sdk_client
 
 MESSAGES = [{"role": "user", "content": "Aspirin inhibits platelet aggregation."}]
 TOOLS = [
@@ -31,7 +32,7 @@ def normalise(raw: bytes) -> bytes:
 
 
 def client(proxy: RunningProxy) -> openai.OpenAI:
-    return openai.OpenAI(base_url=proxy.base_url, api_key="sk-client-key-123456", max_retries=0)
+    return sdk_client(proxy.base_url, "sk-client-key-123456")
 
 
 def test_non_streaming_completion_round_trips(proxy: RunningProxy) -> None:

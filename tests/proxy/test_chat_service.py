@@ -11,6 +11,7 @@ from proxy.extensions import Extensions, RequestContext
 from proxy.protocol import ChatRequest
 from proxy.server_thread import RunningEmulator, RunningProxy
 from proxy.streaming import StreamChunk
+from tests.conftest import sdk_client
 
 MESSAGES = [{"role": "user", "content": "Aspirin works. It thins blood."}]
 
@@ -80,7 +81,7 @@ class AddVerification:
 
 
 def client(proxy: RunningProxy) -> openai.OpenAI:
-    return openai.OpenAI(base_url=proxy.base_url, api_key="k", max_retries=0)
+    return sdk_client(proxy.base_url, "k")
 
 
 def test_preparer_rewrites_messages_and_sees_options(

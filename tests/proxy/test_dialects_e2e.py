@@ -5,18 +5,20 @@ block ends a response ``incomplete`` / ``content_filter``)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
+import litellm  # at import time: imported inside a test, it breaks later litellm calls
 import openai
 import pytest
 
 from proxy.dialects import SENTENCE_EVENT
 from proxy.evidence.inject import CONTRACT
 from proxy.server_thread import RunningEmulator, RunningProxy
-from tests.conftest import ProxyFactory
+from tests.conftest import ProxyFactory, sdk_client
 
 ANSWER = "Aspirin reduces fever in adults [PMID:1]. The moon is made of green cheese."
 QUESTION = "Does aspirin reduce fever?"
@@ -57,7 +59,7 @@ def verified(
 
 
 def client(proxy: RunningProxy) -> openai.OpenAI:
-    return openai.OpenAI(base_url=proxy.base_url, api_key="sk-client", max_retries=0)
+    return sdk_client(proxy.base_url, "sk-client")
 
 
 def options(policy: str | None = None) -> dict[str, Any]:
@@ -189,8 +191,6 @@ def test_gate_block_ends_the_response_incomplete(verified: RunningProxy) -> None
 def litellm_over_httpx() -> Iterator[None]:
     """litellm's default aiohttp session outlives the proxy's event loop in a test; httpx's
     client closes with it (as in tests/proxy/test_litellm_upstream.py)."""
-    import litellm
-
     previous = litellm.disable_aiohttp_transport
     litellm.disable_aiohttp_transport = True
     yield
@@ -237,3 +237,33 @@ def test_response_report_is_stored_under_its_id(verified: RunningProxy, stream: 
     stored = httpx.get(f"{verified.base_url}/chat/completions/{response_id}/verification")
     assert stored.status_code == 200, stored.text
     assert "supported" in stored.text
+
+
+def test_agents_sdk_run_is_verified(verified: RunningProxy) -> None:
+    """A tool-less OpenAI Agents SDK run, which speaks the Responses API by default: the
+    answer arrives as the upstream wrote it and its report is reachable by the response id;
+    under a gate policy a non-streamed block withholds the answer, and the agent gets the
+    policy's message instead."""
+    agents = pytest.importorskip("agents")
+    agents.set_tracing_disabled(True)  # tracing would post to api.openai.com
+
+    async def run(policy: str | None) -> Any:
+        async with openai.AsyncOpenAI(
+            base_url=verified.base_url, api_key="sk-client", max_retries=0
+        ) as sdk:
+            model = agents.OpenAIResponsesModel(model="m", openai_client=sdk)
+            settings = agents.ModelSettings(extra_body=options(policy))
+            agent = agents.Agent(name="assistant", model=model, model_settings=settings)
+            return await agents.Runner.run(agent, QUESTION)
+
+    result = asyncio.run(run(None))
+    assert result.final_output == ANSWER
+    response_id = result.raw_responses[-1].response_id
+    stored = httpx.get(f"{verified.base_url}/chat/completions/{response_id}/verification")
+    assert stored.status_code == 200, stored.text
+    verdicts = [s["verdict"] for s in stored.json()["verification"]["sentences"]]
+    assert verdicts == ["supported", "uncited"]
+
+    blocked = asyncio.run(run("gate-block"))
+    assert blocked.final_output.startswith("This answer was withheld")
+    assert "green cheese" not in blocked.final_output

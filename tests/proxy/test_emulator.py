@@ -9,10 +9,11 @@ import openai
 
 from proxy.emulator import Emulator, RecordedReplies
 from proxy.server_thread import RunningEmulator, ServerThread
+from tests.conftest import sdk_client
 
 
 def sdk(emulator: RunningEmulator) -> openai.OpenAI:
-    return openai.OpenAI(base_url=emulator.base_url, api_key="k", max_retries=0)
+    return sdk_client(emulator.base_url, "k")
 
 
 def test_n_choices_logprobs_and_usage(emulator: RunningEmulator) -> None:
@@ -56,7 +57,7 @@ def test_recorded_replies_replay_by_prompt() -> None:
     )
     emulator = Emulator(reply=replies)
     with ServerThread(emulator.app()) as server:
-        client = openai.OpenAI(base_url=f"{server.url}/v1", api_key="k", max_retries=0)
+        client = sdk_client(f"{server.url}/v1", "k")
         known = client.chat.completions.create(
             model="m", messages=[{"role": "user", "content": "Does aspirin thin blood?"}]
         )

@@ -9,6 +9,7 @@ import openai
 import pytest
 
 from proxy.server_thread import RunningEmulator, RunningProxy
+from tests.conftest import sdk_client
 
 MESSAGES = [{"role": "user", "content": "hello"}]
 UPSTREAM_KEY = "sk-upstream-secret-abcdef123456"
@@ -91,7 +92,7 @@ def test_unknown_model_is_404_when_rejecting(proxy_factory, emulator: RunningEmu
             "models": {"known": {"base_url": emulator.base_url}},
         }
     )
-    client = openai.OpenAI(base_url=proxy.base_url, api_key="k", max_retries=0)
+    client = sdk_client(proxy.base_url, "k")
     with pytest.raises(openai.NotFoundError) as info:
         client.chat.completions.create(model="nope", messages=MESSAGES)
     assert info.value.code == "model_not_found"
@@ -111,7 +112,7 @@ def test_unknown_model_is_404_when_rejecting(proxy_factory, emulator: RunningEmu
 def test_upstream_http_errors_keep_status_and_message(
     proxy: RunningProxy, status: int, exc_type: type[openai.APIStatusError], stream: bool
 ) -> None:
-    client = openai.OpenAI(base_url=proxy.base_url, api_key="k", max_retries=0)
+    client = sdk_client(proxy.base_url, "k")
     with pytest.raises(exc_type) as info:
         client.chat.completions.create(
             model=f"emu-error-{status}", messages=MESSAGES, stream=stream

@@ -12,6 +12,7 @@ import pytest
 from proxy.evidence.factory import build_preparer
 from proxy.evidence.settings import RetrievalSettings
 from proxy.extensions import Extensions
+from tests.conftest import sdk_client
 
 QUESTION = "Do preoperative statins reduce atrial fibrillation after coronary artery bypass?"
 APP_PROMPT = "You are a careful clinical assistant."
@@ -22,7 +23,7 @@ def client(proxy_factory: Any) -> openai.OpenAI:
     """A proxy whose only extension is the evidence preparer over the shipped demo index."""
     preparer = build_preparer(RetrievalSettings(top_k=3, encoder_threads=1))
     proxy = proxy_factory(extensions=Extensions(preparers=(preparer,)))
-    return openai.OpenAI(base_url=proxy.base_url, api_key="sk-test", max_retries=0)
+    return sdk_client(proxy.base_url, "sk-test")
 
 
 def sent(emulator: Any) -> list[dict[str, Any]]:
@@ -100,7 +101,7 @@ def test_retrieval_config_section_drives_the_default_pipeline(
     proxy = proxy_factory(
         config={"verification": {"enabled": False}, "retrieval": {"top_k": 2, "mode": "bm25"}}
     )
-    client = openai.OpenAI(base_url=proxy.base_url, api_key="sk-test", max_retries=0)
+    client = sdk_client(proxy.base_url, "sk-test")
     ask(client)
     labels = re.findall(r"^\[PMID:(\d+)\]", sent(emulator)[1]["content"], re.M)
     assert labels[0] == "21881325" and len(labels) == 2
@@ -108,5 +109,5 @@ def test_retrieval_config_section_drives_the_default_pipeline(
     off = proxy_factory(
         config={"verification": {"enabled": False}, "retrieval": {"enabled": False}}
     )
-    ask(openai.OpenAI(base_url=off.base_url, api_key="sk-test", max_retries=0))
+    ask(sdk_client(off.base_url, "sk-test"))
     assert [m["role"] for m in sent(emulator)] == ["system", "user"]

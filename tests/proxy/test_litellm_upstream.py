@@ -10,11 +10,13 @@ import json
 from collections.abc import Iterator
 
 import httpx
+import litellm  # at import time: imported inside a test, it breaks later litellm calls
 import openai
 import pytest
 import respx
 
 from proxy.server_thread import RunningProxy
+from tests.conftest import sdk_client
 
 ANTHROPIC_URL = "https://api.anthropic.com/v1/messages"
 ANTHROPIC_KEY = "sk-ant-test-key-0123456789"
@@ -63,8 +65,6 @@ def sse(events: list[tuple[str, dict[str, object]]]) -> bytes:
 
 @pytest.fixture
 def anthropic() -> Iterator[respx.MockRouter]:
-    import litellm
-
     # respx intercepts httpx; litellm's default aiohttp transport would bypass it.
     previous = litellm.disable_aiohttp_transport
     litellm.disable_aiohttp_transport = True
@@ -89,7 +89,7 @@ def claude_proxy(proxy_factory) -> RunningProxy:
 
 
 def client(proxy: RunningProxy) -> openai.OpenAI:
-    return openai.OpenAI(base_url=proxy.base_url, api_key="sk-client", max_retries=0)
+    return sdk_client(proxy.base_url, "sk-client")
 
 
 def test_non_streaming_translated_to_openai_format(

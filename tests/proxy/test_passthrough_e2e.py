@@ -18,13 +18,13 @@ from proxy.auth import FileKeyStore, new_key
 from proxy.passthrough import _Relay
 from proxy.scrub import Scrubber
 from proxy.server_thread import RunningEmulator, RunningProxy
-from tests.conftest import ProxyFactory
+from tests.conftest import ProxyFactory, sdk_client
 
 UPSTREAM_KEY = "sk-upstream-passthrough-0123456789SECRET"
 
 
 def client(proxy: RunningProxy, key: str = "sk-client") -> openai.OpenAI:
-    return openai.OpenAI(base_url=proxy.base_url, api_key=key, max_retries=0)
+    return sdk_client(proxy.base_url, key)
 
 
 def with_key(emulator: RunningEmulator, **extra: object) -> dict[str, object]:
@@ -36,7 +36,7 @@ def test_embeddings_match_the_upstreams_and_use_the_configured_key(
 ) -> None:
     proxy = proxy_factory(with_key(emulator))
     via_proxy = client(proxy).embeddings.create(model="text-embed", input=["aspirin", "fever"])
-    direct = openai.OpenAI(base_url=emulator.base_url, api_key="x").embeddings.create(
+    direct = sdk_client(emulator.base_url, "x").embeddings.create(
         model="text-embed", input=["aspirin", "fever"]
     )
     assert [d.embedding for d in via_proxy.data] == [d.embedding for d in direct.data]

@@ -176,7 +176,6 @@ print(json.dumps({"plain": plain.id, "stream": chunks[0].id, "tool": called.id,
 
 
 def test_litellm_sdk_reaches_the_report_by_response_id(verifying: RunningProxy) -> None:
-    pytest.importorskip("litellm")
     args = [json.dumps(v) for v in (OPTIONS, QUESTION, TOOL)]
     done = subprocess.run(
         [sys.executable, "-c", LITELLM_CALLS, verifying.base_url, *args],

@@ -9,6 +9,7 @@ import openai
 import pytest
 
 from proxy.server_thread import RunningEmulator, RunningProxy
+from tests.conftest import sdk_client
 
 MESSAGES = [{"role": "user", "content": "one two three four five six seven eight"}]
 
@@ -43,7 +44,7 @@ def test_mid_stream_failure_ends_with_error_event_then_done(
 
 
 def test_sdk_raises_on_mid_stream_error(proxy: RunningProxy) -> None:
-    client = openai.OpenAI(base_url=proxy.base_url, api_key="k", max_retries=0)
+    client = sdk_client(proxy.base_url, "k")
     stream = client.chat.completions.create(model="emu-die", messages=MESSAGES, stream=True)
     with pytest.raises(openai.APIError, match="upstream closed the connection"):
         for _ in stream:

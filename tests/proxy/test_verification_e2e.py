@@ -15,6 +15,7 @@ import openai
 import pytest
 
 from proxy.server_thread import RunningEmulator, RunningProxy
+from tests.conftest import sdk_client
 
 ProxyFactory = Callable[..., RunningProxy]
 
@@ -34,20 +35,8 @@ WRONG_DOSE = (
 FABRICATED = "Ibuprofen also halves the rate of wound infection [PMID:31415926]."
 
 
-_CLIENTS: list[openai.OpenAI] = []
-
-
 def _client(proxy: RunningProxy) -> openai.OpenAI:
-    client = openai.OpenAI(base_url=proxy.base_url, api_key="sk-test-client", max_retries=0)
-    _CLIENTS.append(client)
-    return client
-
-
-@pytest.fixture(autouse=True)
-def _close_clients() -> Iterator[None]:
-    yield
-    while _CLIENTS:
-        _CLIENTS.pop().close()
+    return sdk_client(proxy.base_url, "sk-test-client")
 
 
 def _options(policy: str | None = None) -> dict[str, Any]:

@@ -15,7 +15,7 @@ import pytest
 
 from proxy.cli import main
 from proxy.server_thread import RunningEmulator, RunningProxy
-from tests.conftest import ProxyFactory
+from tests.conftest import ProxyFactory, sdk_client
 
 DOC = json.loads((Path(__file__).parents[1] / "fixtures" / "pubmedqa_12442934.json").read_text())
 DOCUMENTS = [{"pmid": DOC["pmid"], "title": DOC["title"], "text": DOC["text"]}]
@@ -64,7 +64,7 @@ def keyed(
 
 
 def _client(proxy: RunningProxy, key: str) -> openai.OpenAI:
-    return openai.OpenAI(base_url=proxy.base_url, api_key=key, max_retries=0)
+    return sdk_client(proxy.base_url, key)
 
 
 def test_key_bound_to_a_policy_gets_it_without_asking(
