@@ -3,7 +3,8 @@
 Pipeline (after VerifAI's cite-then-verify and RT4CHART's local/global passes):
 
     segment → citations → check-worthiness → claims → windows → local NLI (OR-join)
-            → global NLI over the best windows together → numbers / negation / direction / quote checks
+            → global NLI over the best windows together
+            → numbers / negation / direction / quote checks
             → harm → risk, per sentence and, AND-joined, per response
 
 Every step is a component chosen by name from config (``Verifier.from_config``). The engine

@@ -227,8 +227,8 @@ def evaluate(
             result.contradicted += any(v is Verdict.CONTRADICTED for v in verdicts)
         for kind, index, sentence in perturbations(item, rng):
             text, spans = item.text({index: sentence})
-            verdicts = _verdicts_in(verifier.verify(text, item.evidence), spans[index])
-            caught = any(v is not Verdict.SUPPORTED for v in verdicts)
+            perturbed = _verdicts_in(verifier.verify(text, item.evidence), spans[index])
+            caught = any(v is not Verdict.SUPPORTED for v in perturbed)
             result.perturbed[kind] += 1
             result.caught[kind] += caught
             if index in supported:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
 from sklearn.preprocessing import StandardScaler
@@ -31,7 +32,7 @@ class RuleChoice:
     cv_macro_f1: dict[str, float]  # rule -> out-of-fold macro-F1
 
 
-def fit_aggregator(features: np.ndarray, gold: Sequence[int]) -> Aggregator:
+def fit_aggregator(features: npt.NDArray[np.float64], gold: Sequence[int]) -> Aggregator:
     scaler = StandardScaler().fit(features)
     model = LogisticRegression(C=C, class_weight="balanced", max_iter=2000)
     model.fit(scaler.transform(features), np.asarray(gold))
@@ -60,12 +61,12 @@ def choose_rule(
         rule, _ = calibrate([scored[i] for i in train], labels[train].tolist(), "most_relevant")
         predicted["most_relevant"][test] = decide_all([scored[i] for i in test], rule)
         learned = Thresholds(
-            rule="learned", aggregator=fit_aggregator(features[train], labels[train])
+            rule="learned", aggregator=fit_aggregator(features[train], labels[train].tolist())
         )
         predicted["learned"][test] = decide_all([scored[i] for i in test], learned)
     cv = {rule: metrics(gold, p.tolist()).macro_f1 for rule, p in predicted.items()}
     if cv["learned"] > cv["most_relevant"]:
-        chosen = Thresholds(rule="learned", aggregator=fit_aggregator(features, labels))
+        chosen = Thresholds(rule="learned", aggregator=fit_aggregator(features, gold))
     else:
         chosen, _ = calibrate(scored, gold, "most_relevant")
     return RuleChoice(chosen, cv)

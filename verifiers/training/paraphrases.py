@@ -97,12 +97,8 @@ def scifact_titles(data: Path, rng: random.Random) -> Iterator[Example]:
             continue
         if title.endswith("?") or not _FINDING_VERB.search(title):
             continue
-        yield from _pairs(
-            [title],
-            list(doc["abstract"]),
-            "scifact+title",
-            f"title:{doc['doc_id']}",  # type: ignore[call-overload]
-        )
+        abstract = [str(sentence) for sentence in doc["abstract"]]  # type: ignore[attr-defined]
+        yield from _pairs([title], abstract, "scifact+title", f"title:{doc['doc_id']}")
 
 
 PARAPHRASE_READERS = {
