@@ -145,13 +145,15 @@ bundled = pytest.mark.skipif(not BUNDLED.exists(), reason="bundled NLI model not
 # dataset claims right, cc3cde95f151 (1 epoch) 4 to 5, 3fe7a9bd704a (2 epochs, shipped) 6 with
 # the OR-join and 7 with its calibrated most-relevant-window rule; all miss negation and antonyms.
 # With the number and direction checks (which catch the antonyms the model misses) 3fe7a9bd704a
-# reaches MIN_CORRECT, so it is no longer on the list.
+# reaches MIN_CORRECT, so it is no longer on the list. 89b2a2c027e4 (two stages) gets 8 with its
+# learned rule and 7 with the most-relevant rule it ships with (docs/nli-model.md says why).
 # The mark names the version, so any newer model runs these tests for real; a known-bad
 # version that starts passing fails as XPASS (strict).
 MIN_CORRECT = 8
 _KNOWN_BAD = {
     "veriproxy-nli-minilm-e3270eec377f",
     "veriproxy-nli-minilm-cc3cde95f151",
+    "veriproxy-nli-minilm-89b2a2c027e4",
 }
 
 
