@@ -15,6 +15,7 @@ import time
 from collections.abc import Awaitable, Callable
 
 from proxy.auth import ROLES, KeyRecord, KeyStore, KeyStoreError, UnknownKey, new_key, open_store
+from proxy.cli._parser import CliError
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -59,8 +60,7 @@ def _run(
 ) -> int:
     url = args.store or _configured_store(args.config)
     if not url:
-        print("error: no key store: pass --store or set auth.store in the config", file=sys.stderr)
-        return 2
+        raise CliError("no key store: pass --store or set auth.store in the config")
 
     async def go() -> int:
         store = open_store(url)
@@ -72,8 +72,7 @@ def _run(
     try:
         return asyncio.run(go())
     except KeyStoreError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        raise CliError(str(exc)) from None
 
 
 def _configured_store(config: str | None) -> str | None:
@@ -82,8 +81,7 @@ def _configured_store(config: str | None) -> str | None:
     try:
         return load_settings(config).auth.store
     except ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return None
+        raise CliError(str(exc)) from None
 
 
 async def _create(store: KeyStore, args: argparse.Namespace) -> int:
@@ -92,8 +90,7 @@ async def _create(store: KeyStore, args: argparse.Namespace) -> int:
             args.tenant, tuple(args.model), tuple(args.policy), roles=tuple(args.role)
         )
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        raise CliError(str(exc)) from None
     await store.put(record)
     print(key)
     print(
@@ -137,7 +134,6 @@ async def _revoke(store: KeyStore, args: argparse.Namespace) -> int:
     try:
         record = await store.revoke(args.key_id)
     except UnknownKey:
-        print(f"error: no key with id {args.key_id}", file=sys.stderr)
-        return 1
+        raise CliError(f"no key with id {args.key_id}") from None
     print(f"revoked key {record.key_id} (tenant {record.tenant!r})", file=sys.stderr)
     return 0

@@ -200,3 +200,13 @@ def test_data_dir_help_resolves_the_default() -> None:
         assert text.endswith(
             f"(default: ../shared/data, relative to the current directory: {resolved})"
         )
+
+
+def test_key_store_errors_are_one_line(tmp_path: Path) -> None:
+    store = tmp_path / "keys.json"
+    created = veriproxy("keys", "--store", str(store), "create", "--tenant", "acme")
+    assert created.returncode == 0, created.stderr
+    unknown = veriproxy("keys", "--store", str(store), "revoke", "vpk_absent")
+    assert "no key with id vpk_absent" in assert_one_line_error(unknown, "keys revoke")
+    store.write_text("{not json", encoding="utf-8")
+    assert_one_line_error(veriproxy("keys", "--store", str(store), "list"), "keys list")
