@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from proxy.auth import FileKeyStore, parse_key
-from proxy.cli import keys
+from proxy.cli import CliError, keys
 
 
 def _run(*argv: str) -> int:
@@ -57,12 +57,13 @@ def test_create_a_reviewer_key(tmp_path: Path, capsys: pytest.CaptureFixture[str
         _run("--store", store, "create", "--tenant", "acme", "--role", "admin")
 
 
-def test_revoke_unknown_and_bad_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert _run("--store", str(tmp_path / "keys.json"), "revoke", "0" * 12) == 1
+def test_revoke_unknown_and_bad_store(tmp_path: Path) -> None:
+    # CliError: main() prints it as one line and exits 2 (tests/proxy/test_cli_exit_codes.py)
+    with pytest.raises(CliError, match="no key with id"):
+        _run("--store", str(tmp_path / "keys.json"), "revoke", "0" * 12)
     (tmp_path / "bad.json").write_text("nope")
-    assert _run("--store", str(tmp_path / "bad.json"), "list") == 1
-    err = capsys.readouterr().err
-    assert "no key with id" in err and "unreadable" in err
+    with pytest.raises(CliError, match="unreadable"):
+        _run("--store", str(tmp_path / "bad.json"), "list")
 
 
 def test_store_from_configuration(
@@ -70,8 +71,8 @@ def test_store_from_configuration(
 ) -> None:
     monkeypatch.delenv("VERIPROXY_CONFIG", raising=False)
     monkeypatch.delenv("VERIPROXY_AUTH__STORE", raising=False)
-    assert _run("list") == 2
-    assert "no key store" in capsys.readouterr().err
+    with pytest.raises(CliError, match="no key store"):
+        _run("list")
     monkeypatch.setenv("VERIPROXY_AUTH__STORE", str(tmp_path / "env-keys.json"))
     assert _run("create", "--tenant", "acme") == 0
     assert (tmp_path / "env-keys.json").exists()
