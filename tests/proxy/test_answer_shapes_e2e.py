@@ -24,19 +24,8 @@ from starlette.routing import Route
 
 from proxy.server_thread import RunningEmulator, RunningProxy, ServerThread
 from tests.conftest import ProxyFactory
+from tests.proxy.ibuprofen import DOCUMENTS, FABRICATED, QUESTION, SUPPORTED, WRONG_DOSE
 
-DOC = json.loads((Path(__file__).parents[1] / "fixtures" / "pubmedqa_12442934.json").read_text())
-DOCUMENTS = [{"pmid": DOC["pmid"], "title": DOC["title"], "text": DOC["text"]}]
-QUESTION = [{"role": "user", "content": DOC["title"]}]
-SUPPORTED = (
-    "Pretreatment with ibuprofen before elective total hip surgery increases the perioperative "
-    "blood loss [PMID:12442934]."
-)
-WRONG_DOSE = (
-    "All patients were injected intrathecally with bupivacaine 200 mg plus morphine 0.1 mg "
-    "[PMID:12442934]."
-)
-FABRICATED = "Ibuprofen also halves the rate of wound infection [PMID:31415926]."
 LATER = "The trial enrolled fifty patients."
 
 

@@ -22,19 +22,11 @@ import pytest
 from proxy.auth import FileKeyStore, new_key
 from proxy.server_thread import RunningEmulator, RunningProxy
 from tests.conftest import ProxyFactory
+from tests.proxy.ibuprofen import DOC, DOCUMENTS, FABRICATED, QUESTION, SUPPORTED, VERIFICATION
 from tests.proxy.redis_helpers import SHARED_URL, delete_prefix, fresh_prefix
 from verifiers.schema import load_schema
 
-# Generous: these tests check what is verified, not how fast (CI machines may be busy).
-VERIFICATION = {"enabled": True, "timeout_seconds": 300}
-DOC = json.loads((Path(__file__).parents[1] / "fixtures" / "pubmedqa_12442934.json").read_text())
-DOCUMENTS = [{"pmid": DOC["pmid"], "title": DOC["title"], "text": DOC["text"]}]
-QUESTION = [{"role": "user", "content": DOC["title"]}]
-ANSWER = (
-    "Pretreatment with ibuprofen before elective total hip surgery increases the perioperative "
-    "blood loss [PMID:12442934]. Ibuprofen also halves the rate of wound infection "
-    "[PMID:31415926]."
-)
+ANSWER = f"{SUPPORTED} {FABRICATED}"
 TOOL = {
     "type": "function",
     "function": {

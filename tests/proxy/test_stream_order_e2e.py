@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -16,17 +15,9 @@ import pytest
 
 from proxy.server_thread import RunningEmulator, RunningProxy
 from tests.conftest import ProxyFactory
+from tests.proxy.ibuprofen import DOCUMENTS, FABRICATED, QUESTION, SUPPORTED, VERIFICATION
 
-# Generous: these tests check what is verified, not how fast (CI machines may be busy).
-VERIFICATION = {"enabled": True, "timeout_seconds": 300}
-DOC = json.loads((Path(__file__).parents[1] / "fixtures" / "pubmedqa_12442934.json").read_text())
-DOCUMENTS = [{"pmid": DOC["pmid"], "title": DOC["title"], "text": DOC["text"]}]
-QUESTION = [{"role": "user", "content": DOC["title"]}]
-ANSWER = (
-    "Pretreatment with ibuprofen before elective total hip surgery increases the perioperative "
-    "blood loss [PMID:12442934]. Ibuprofen also halves the rate of wound infection "
-    "[PMID:31415926]."
-)
+ANSWER = f"{SUPPORTED} {FABRICATED}"
 POLICIES = ["default", "clinical-strict"]  # annotate and gate
 
 

@@ -16,18 +16,8 @@ import pytest
 from proxy.cli import main
 from proxy.server_thread import RunningEmulator, RunningProxy
 from tests.conftest import ProxyFactory, sdk_client
+from tests.proxy.ibuprofen import DOCUMENTS, QUESTION, SUPPORTED, WRONG_DOSE
 
-DOC = json.loads((Path(__file__).parents[1] / "fixtures" / "pubmedqa_12442934.json").read_text())
-DOCUMENTS = [{"pmid": DOC["pmid"], "title": DOC["title"], "text": DOC["text"]}]
-QUESTION = [{"role": "user", "content": DOC["title"]}]
-SUPPORTED = (
-    "Pretreatment with ibuprofen before elective total hip surgery increases the perioperative "
-    "blood loss [PMID:12442934]."
-)
-WRONG_DOSE = (
-    "All patients were injected intrathecally with bupivacaine 200 mg plus morphine 0.1 mg "
-    "[PMID:12442934]."
-)
 SKIPPED = "skipped at the client's request"
 
 
