@@ -48,7 +48,8 @@ def share(metric: str, label: str, by: str, *matchers: str) -> str:
 
 
 def quantile(q: float, metric: str, by: str, *matchers: str) -> str:
-    return f"histogram_quantile({q}, sum by ({by}, le) ({rate(metric + '_bucket', *matchers)}))"
+    labels = f"{by}, le" if by else "le"
+    return f"histogram_quantile({q}, sum by ({labels}) ({rate(metric + '_bucket', *matchers)}))"
 
 
 def hallucination_rate(by: str = "") -> str:
@@ -562,6 +563,92 @@ def dependencies(grid: Layout) -> None:
     )
 
 
+def judge(grid: Layout) -> None:
+    """The LLM judge cascade: claims escalated from the bundled NLI model, judge requests,
+    their latency and tokens, and how often the judge agrees. Not split by model or tenant."""
+    grid.row("LLM judge")
+    grid.add(
+        zero_when_empty(
+            timeseries(
+                "Judge escalations / s",
+                "Claims sent to the judge, by the escalation rule that matched them; and claims "
+                "a rule matched but that were not sent (token budget spent, or over max_claims: "
+                "the bundled verdict stands).",
+                [
+                    (summed("reason", "veriproxy_judge_escalations_total"), "escalated {{reason}}"),
+                    (summed("reason", "veriproxy_judge_skipped_total"), "skipped {{reason}}"),
+                ],
+                "ops",
+            )
+        ),
+        12,
+        8,
+    )
+    grid.add(
+        zero_when_empty(
+            timeseries(
+                "Judge requests by outcome",
+                "Judge requests per second (one per escalated response): ok, timeout, "
+                "unreachable, malformed reply. On a failure the bundled verdicts stand.",
+                [(summed("outcome", "veriproxy_judge_requests_total"), "{{outcome}}")],
+                "reqps",
+                stacked=True,
+                bars=True,
+            )
+        ),
+        12,
+        8,
+    )
+    grid.add(
+        zero_when_empty(
+            timeseries(
+                "Judge latency (p50, p99)",
+                "Latency of one judge request, whatever its outcome.",
+                [
+                    (quantile(q, "veriproxy_judge_request_duration_seconds", ""), f"p{p}")
+                    for q, p in ((0.5, 50), (0.99, 99))
+                ],
+                "s",
+            )
+        ),
+        8,
+        8,
+    )
+    grid.add(
+        zero_when_empty(
+            timeseries(
+                "Judge tokens / s",
+                "Prompt and completion tokens spent on the judge.",
+                [(summed("kind", "veriproxy_judge_tokens_total"), "{{kind}}")],
+                stacked=True,
+            )
+        ),
+        8,
+        8,
+    )
+    verdicts = "veriproxy_judge_verdicts_total"
+    grid.add(
+        zero_when_empty(
+            timeseries(
+                "Judge agreement rate",
+                "Judged claims where the judge agreed with the bundled verdict, over those it "
+                "agreed with or overturned (5m). Claims whose quote was not in the evidence "
+                "are left out.",
+                [
+                    (
+                        f'sum(rate({verdicts}{{outcome="agree"}}[5m]))'
+                        f' / (sum(rate({verdicts}{{outcome=~"agree|overturn"}}[5m])) > 0)',
+                        "agreement",
+                    )
+                ],
+                "percentunit",
+            )
+        ),
+        8,
+        8,
+    )
+
+
 def label_variable(label: str) -> Json:
     query = f"label_values(veriproxy_sentences_total, {label})"
     return {
@@ -583,12 +670,13 @@ def label_variable(label: str) -> Json:
 
 def dashboard() -> Json:
     grid = Layout()
-    for section in (overview, quality, outcomes, latency, dependencies):
+    for section in (overview, quality, outcomes, latency, dependencies, judge):
         section(grid)
     return {
         "uid": UID,
         "title": "veriproxy",
-        "description": "Hallucination rate, policy outcomes, risk, latency and dependencies.",
+        "description": "Hallucination rate, policy outcomes, risk, latency, dependencies and "
+        "the LLM judge.",
         "tags": ["veriproxy", "llm", "verification"],
         "timezone": "browser",
         "editable": True,

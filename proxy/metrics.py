@@ -14,6 +14,15 @@ series for every configured (model, tenant), and the error and event counters (u
 verifier errors, Redis fallbacks, rejected policy reloads, rate-limited requests) for every label
 value the proxy emits. Prometheus' ``increase()`` and ``rate()`` need a sample before the first
 event to see it, and a dashboard shows 0 rather than "No data".
+
+The LLM judge (claims escalated from the bundled NLI model to an LLM in one request per response)
+reports on plain attributes, which its caller increments directly: ``judge_escalations`` by the
+escalation rule that sent the claim (``judge_rules`` names the configured rules, zeroed at start),
+``judge_skipped`` (matched a rule, not sent: token budget or ``max_claims``), ``judge_requests``
+by outcome, ``judge_latency`` (one observation per request), ``judge_tokens`` by kind and
+``judge_verdicts`` per judged claim (agreed with the bundled verdict, overturned it, or its quote
+was not found in the evidence so the bundled verdict stood). Its cache lookups count in
+``veriproxy_cache_requests_total{cache="judge"}``.
 """
 
 from __future__ import annotations
@@ -48,6 +57,16 @@ VERIFIER_ERROR_KINDS = ("timeout", "exception")
 REDIS_OPERATIONS = ("cache", "ratelimit", "audit", "notify")
 RATE_LIMITS = ("requests", "tokens")
 RELOAD_RESULTS = ("rejected",)  # accepted reloads are not counted
+# The LLM judge: claims matched by an escalation rule but not sent, judge request outcomes,
+# token kinds (the judge's usage) and, per judged claim, what became of the bundled verdict.
+JUDGE_SKIP_REASONS = ("budget", "max_claims")
+JUDGE_REQUEST_OUTCOMES = ("ok", "timeout", "unreachable", "malformed")
+JUDGE_TOKEN_KINDS = ("prompt", "completion")
+JUDGE_VERDICTS = ("agree", "overturn", "quote_rejected")
+JUDGE_CACHE = "judge"  # the ``cache`` label of the judge's lookups in cache_requests
+# One LLM request: a fraction of a second from a cache-warm local model, tens of seconds from a
+# busy hosted one.
+JUDGE_LATENCY_BUCKETS = (0.1, 0.25, 0.5, 1, 2, 3, 5, 7.5, 10, 15, 20, 30, 60)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,12 +83,14 @@ class Metrics:
         models: Iterable[str],
         tenants: Iterable[str] = (),
         *,
+        judge_rules: Iterable[str] = (),
         multiprocess_dir: str | None = None,
     ) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         self._routes, self._templates = _route_table(routes)
         self._models = frozenset(models)
         self._tenants = frozenset(tenants)
+        self._judge_rules = frozenset(judge_rules)
         self._multiprocess_dir = multiprocess_dir or os.environ.get(MULTIPROC_ENV) or None
         r = self.registry
         self.requests = Counter(
@@ -173,6 +194,44 @@ class Metrics:
             ["route", "reason"],
             registry=r,
         )
+        self.judge_escalations = Counter(
+            "veriproxy_judge_escalations_total",
+            "Claims sent to the LLM judge, by the escalation rule that sent them.",
+            ["reason"],
+            registry=r,
+        )
+        self.judge_skipped = Counter(
+            "veriproxy_judge_skipped_total",
+            "Claims an escalation rule matched that were not sent to the LLM judge (token "
+            "budget spent, or over max_claims); the bundled verdict stands.",
+            ["reason"],
+            registry=r,
+        )
+        self.judge_requests = Counter(
+            "veriproxy_judge_requests_total",
+            "Requests to the LLM judge by outcome (on any failure the bundled verdicts stand).",
+            ["outcome"],
+            registry=r,
+        )
+        self.judge_latency = Histogram(
+            "veriproxy_judge_request_duration_seconds",
+            "Latency of one LLM judge request, whatever its outcome.",
+            buckets=JUDGE_LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.judge_tokens = Counter(
+            "veriproxy_judge_tokens_total",
+            "Tokens spent on the LLM judge, by kind.",
+            ["kind"],
+            registry=r,
+        )
+        self.judge_verdicts = Counter(
+            "veriproxy_judge_verdicts_total",
+            "Judged claims: the judge agreed with the bundled verdict, overturned it, or quoted "
+            "words not in the evidence (quote_rejected: the bundled verdict stands).",
+            ["outcome"],
+            registry=r,
+        )
         self._zero_series()
 
     # --- bounded labels ------------------------------------------------------------------
@@ -212,6 +271,16 @@ class Metrics:
             self.redis_degraded.labels(operation)
         for result in RELOAD_RESULTS:
             self.policy_reloads.labels(result)
+        for rule in sorted(self._judge_rules):
+            self.judge_escalations.labels(rule)
+        for reason in JUDGE_SKIP_REASONS:
+            self.judge_skipped.labels(reason)
+        for outcome in JUDGE_REQUEST_OUTCOMES:
+            self.judge_requests.labels(outcome)
+        for kind in JUDGE_TOKEN_KINDS:
+            self.judge_tokens.labels(kind)
+        for outcome in JUDGE_VERDICTS:
+            self.judge_verdicts.labels(outcome)
 
     # --- recording -----------------------------------------------------------------------
 

@@ -80,6 +80,11 @@ EVENT_COUNTERS = (
     "veriproxy_redis_degraded_total",
     "veriproxy_rate_limited_total",
     "veriproxy_policy_reloads_total",
+    "veriproxy_judge_escalations_total",
+    "veriproxy_judge_skipped_total",
+    "veriproxy_judge_requests_total",
+    "veriproxy_judge_tokens_total",
+    "veriproxy_judge_verdicts_total",
 )
 
 
@@ -93,6 +98,31 @@ def test_event_counter_panels_show_zero_when_empty(dashboard: dict[str, Any]) ->
             no_value = panel["fieldConfig"]["defaults"].get("noValue")
             assert no_value == "0" or "or vector(0)" in exprs, panel["title"]
     assert found == set(EVENT_COUNTERS)
+
+
+def test_judge_row_shows_the_cascade(dashboard: dict[str, Any]) -> None:
+    """The "LLM judge" row: escalated and skipped claims by reason, requests by outcome,
+    latency p50/p99, tokens by kind and the agreement rate, every panel 0 rather than No data."""
+    top = dashboard["panels"]
+    rows = [i for i, p in enumerate(top) if p["type"] == "row"]
+    start = next(i for i in rows if top[i]["title"] == "LLM judge")
+    end = next((i for i in rows if i > start), len(top))
+    panels = top[start + 1 : end]
+    exprs = " ".join(t["expr"] for p in panels for t in p["targets"])
+    for needle in (
+        "sum by (reason) (rate(veriproxy_judge_escalations_total",
+        "sum by (reason) (rate(veriproxy_judge_skipped_total",
+        "sum by (outcome) (rate(veriproxy_judge_requests_total",
+        "histogram_quantile(0.5, sum by (le) (rate(veriproxy_judge_request_duration_seconds",
+        "histogram_quantile(0.99, sum by (le) (rate(veriproxy_judge_request_duration_seconds",
+        "sum by (kind) (rate(veriproxy_judge_tokens_total",
+        'sum(rate(veriproxy_judge_verdicts_total{outcome="agree"}[5m]))'
+        ' / (sum(rate(veriproxy_judge_verdicts_total{outcome=~"agree|overturn"}[5m])) > 0)',
+    ):
+        assert needle in exprs, needle
+    assert len(panels) == 5
+    for panel in panels:
+        assert panel["fieldConfig"]["defaults"].get("noValue") == "0", panel["title"]
 
 
 @pytest.mark.skipif(shutil.which("promtool") is None, reason="promtool missing")

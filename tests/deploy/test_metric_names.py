@@ -10,7 +10,14 @@ from typing import Any
 from deployfiles import DASHBOARDS, dashboard_exprs, load_yaml, rule_exprs
 from prometheus_client.metrics import MetricWrapperBase
 
-from proxy.metrics import STAGES, Metrics
+from proxy.metrics import (
+    JUDGE_REQUEST_OUTCOMES,
+    JUDGE_SKIP_REASONS,
+    JUDGE_TOKEN_KINDS,
+    JUDGE_VERDICTS,
+    STAGES,
+    Metrics,
+)
 from proxy.routes import routes
 from verifiers import Verdict
 
@@ -21,6 +28,14 @@ SELECTOR = re.compile(r"(?<![:\w])(veriproxy_[a-z_]+)\{([^}]*)\}")
 MATCHER = re.compile(r'(\w+)\s*(?:=~|!=|!~|=)\s*"')
 GROUPING = re.compile(r"\b(?:by|without|ignoring|on)\s*\(([^)]*)\)")
 RECORDED = re.compile(r"\b([a-z_]+:[a-z_]+:[a-z0-9_]+)\b")
+VALUES = re.compile(r'\w+\s*(?:=~|!=|!~|=)\s*"([^"]*)"')
+# Metrics with one label whose values are fixed in proxy.metrics.
+FIXED_VALUES = {
+    "veriproxy_judge_skipped_total": JUDGE_SKIP_REASONS,
+    "veriproxy_judge_requests_total": JUDGE_REQUEST_OUTCOMES,
+    "veriproxy_judge_tokens_total": JUDGE_TOKEN_KINDS,
+    "veriproxy_judge_verdicts_total": JUDGE_VERDICTS,
+}
 
 
 def _catalogue() -> dict[str, frozenset[str]]:
@@ -72,6 +87,9 @@ def test_label_values_are_ones_the_proxy_emits(dashboard: dict[str, Any]) -> Non
             assert set(values.split("|")) <= verdicts, values
         for values in re.findall(r'stage(?:=~|=)"([^"]+)"', expr):
             assert set(values.split("|")) <= set(STAGES), values
+        for name, matchers in SELECTOR.findall(expr):
+            for values in VALUES.findall(matchers) if name in FIXED_VALUES else ():
+                assert set(values.split("|")) <= set(FIXED_VALUES[name]), (name, values)
 
 
 def test_recorded_series_that_are_read_are_defined(dashboard: dict[str, Any]) -> None:

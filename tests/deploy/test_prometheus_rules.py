@@ -146,6 +146,13 @@ def test_unit_tests_catch_a_wrong_alert(
         # A rejection counted before the first scrape fires, but only while it is new.
         ("alerts.yml", '{result="rejected"} > 0\n', '{result="rejected"} < 0\n'),
         ("alerts.yml", 'unless veriproxy_policy_reloads_total{result="rejected"} offset 15m', ""),
+        # Only failed judge requests count, and only above 20% of them.
+        (
+            "alerts.yml",
+            'veriproxy_judge_requests_total{outcome!="ok"}',
+            "veriproxy_judge_requests_total",
+        ),
+        ("alerts.yml", "[10m])) > 0)\n          > 0.2", "[10m])) > 0)\n          > 0"),
     ],
 )
 def test_unit_tests_catch_a_dropped_clause(tmp_path: Path, name: str, old: str, new: str) -> None:

@@ -17,6 +17,7 @@ from proxy.audit import AuditLog, JsonlSink, ResponseContext, ResponseRecorder, 
 from proxy.auth import FileKeyStore, new_key
 from proxy.errors import UpstreamHTTPError, UpstreamProtocolError, UpstreamTimeout
 from proxy.metrics import (
+    JUDGE_CACHE,
     RATE_LIMITS,
     REDIS_OPERATIONS,
     RELOAD_RESULTS,
@@ -164,6 +165,52 @@ def test_event_counters_start_at_zero_before_any_event(
     }
     # Every known series at 0, and no other (no unconfigured model, no unlisted tenant).
     assert exposed == {(name, tuple(sorted(labels.items()))): 0.0 for name, labels in expected}
+
+
+def test_judge_series_start_at_zero() -> None:
+    """Every judge counter series whose label values are known at start exists at 0, the
+    escalation rules being the configured ones; the latency histogram exists unlabelled."""
+    metrics = Metrics(routes=(), models=(), judge_rules=["low_confidence", "high_harm"])
+    expected = {
+        "veriproxy_judge_escalations_total": ("reason", ("high_harm", "low_confidence")),
+        "veriproxy_judge_skipped_total": ("reason", ("budget", "max_claims")),
+        "veriproxy_judge_requests_total": (
+            "outcome",
+            ("ok", "timeout", "unreachable", "malformed"),
+        ),
+        "veriproxy_judge_tokens_total": ("kind", ("prompt", "completion")),
+        "veriproxy_judge_verdicts_total": ("outcome", ("agree", "overturn", "quote_rejected")),
+    }
+    for name, (label, values) in expected.items():
+        assert samples(metrics, name) == {((label, v),): 0.0 for v in values}, name
+    assert value(metrics, "veriproxy_judge_request_duration_seconds_count") == 0
+    assert value(metrics, "veriproxy_judge_request_duration_seconds_bucket", le="30.0") == 0
+    # Without configured rules no escalation series is invented.
+    assert samples(Metrics(routes=(), models=()), "veriproxy_judge_escalations_total") == {}
+
+
+def test_judge_events_reach_their_families() -> None:
+    """The attributes the judge cascade increments directly."""
+    metrics = Metrics(routes=(), models=(), judge_rules=["high_harm"])
+    metrics.judge_escalations.labels("high_harm").inc(3)
+    metrics.judge_skipped.labels("max_claims").inc()
+    metrics.judge_requests.labels("timeout").inc()
+    metrics.judge_latency.observe(12.5)
+    metrics.judge_tokens.labels("prompt").inc(900)
+    metrics.judge_tokens.labels("completion").inc(40)
+    metrics.judge_verdicts.labels("quote_rejected").inc()
+    metrics.on_cache_lookup(JUDGE_CACHE, False)
+    assert value(metrics, "veriproxy_judge_escalations_total", reason="high_harm") == 3
+    assert value(metrics, "veriproxy_judge_skipped_total", reason="max_claims") == 1
+    assert value(metrics, "veriproxy_judge_skipped_total", reason="budget") == 0
+    assert value(metrics, "veriproxy_judge_requests_total", outcome="timeout") == 1
+    assert value(metrics, "veriproxy_judge_request_duration_seconds_bucket", le="10.0") == 0
+    assert value(metrics, "veriproxy_judge_request_duration_seconds_bucket", le="15.0") == 1
+    assert value(metrics, "veriproxy_judge_request_duration_seconds_sum") == 12.5
+    assert value(metrics, "veriproxy_judge_tokens_total", kind="prompt") == 900
+    assert value(metrics, "veriproxy_judge_tokens_total", kind="completion") == 40
+    assert value(metrics, "veriproxy_judge_verdicts_total", outcome="quote_rejected") == 1
+    assert value(metrics, "veriproxy_cache_requests_total", cache="judge", result="miss") == 1
 
 
 def _literals(pattern: str, *files: str) -> set[str]:
