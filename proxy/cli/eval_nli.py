@@ -8,8 +8,12 @@ import json
 import time
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from proxy.cli._parser import add_data_dir
+
+if TYPE_CHECKING:
+    from verifiers.training.coverage import CoverageRow
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -26,20 +30,33 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--limit", type=int, default=None, help="first N items only")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--record", action="store_true", help="store in the model card")
+    parser.add_argument(
+        "--coverage",
+        action="store_true",
+        help="also score the claims kept when the least confident 10/20/30/50%% are escalated",
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from verifiers.nli.bundled import BundledNLI
     from verifiers.training import benchmarks, card
-    from verifiers.training.evaluate import CLASS_NAMES, decide_all, metrics, score_items
+    from verifiers.training.coverage import coverage_table
+    from verifiers.training.evaluate import (
+        CLASS_NAMES,
+        decisions_all,
+        label_ids,
+        metrics,
+        score_items,
+    )
 
     backend = BundledNLI(args.model_dir, threads=args.threads)
     items = benchmarks.DATASETS[args.dataset](args.data_dir)[: args.limit]
     started = time.monotonic()
     scored = score_items(backend, items, backend.config.window_sizes)
-    predicted = decide_all(scored, backend.thresholds)
-    result = asdict(metrics([i.label for i in items], predicted)) | {
+    decisions = decisions_all(scored, backend.thresholds)
+    gold = [i.label for i in items]
+    result = asdict(metrics(gold, label_ids(decisions))) | {
         "dataset": args.dataset,
         "items": len(items),
         "pairs": sum(map(len, scored)),
@@ -49,8 +66,11 @@ def run(args: argparse.Namespace) -> int:
     }
     if args.record:
         card.record(backend.model_dir, args.dataset, result)
+    # After --record, which stores the plain metrics only.
+    coverage = coverage_table(gold, decisions) if args.coverage else None
     if args.json:
-        print(json.dumps(result, indent=2))
+        extra = {"coverage": [asdict(row) for row in coverage]} if coverage is not None else {}
+        print(json.dumps(result | extra, indent=2))
         return 0
     print(f"{args.dataset}: {len(items)} items, {result['pairs']} pairs, model {backend.version}")
     print(f"macro-F1 {result['macro_f1']:.3f}  accuracy {result['accuracy']:.3f}")
@@ -63,4 +83,21 @@ def run(args: argparse.Namespace) -> int:
     print("confusion (rows gold, columns predicted):", ", ".join(CLASS_NAMES))
     for name, row in zip(CLASS_NAMES, result["confusion"], strict=True):
         print(f"  {name:<22}" + "".join(f"{v:>8}" for v in row))
+    if coverage is not None:
+        _print_coverage(coverage)
     return 0
+
+
+def _print_coverage(rows: list[CoverageRow]) -> None:
+    print("coverage (least confident claims escalated; metrics of the kept claims):")
+    print(
+        f"{'escalated':>16}{'confidence below':>18}{'kept':>13}"
+        f"{'accuracy':>10}{'macro-F1':>10}{'contra-F1':>11}"
+    )
+    for r in rows:
+        threshold = "-" if r.threshold is None else f"{r.threshold:.4f}"
+        escalated = f"{r.escalated_fraction:.0%} {r.escalated:>5}"
+        print(
+            f"{escalated:>16}{threshold:>18}{f'{r.kept}/{r.total}':>13}"
+            f"{r.accuracy:>10.3f}{r.macro_f1:>10.3f}{r.contradicted_f1:>11.3f}"
+        )

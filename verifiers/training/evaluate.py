@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from verifiers._types import NLILabel
 from verifiers.nli._base import NLIBackend, NLIPair, NLIScores
-from verifiers.nli.decide import Rule, Thresholds, decide
+from verifiers.nli.decide import Decision, Rule, Thresholds, decide
 from verifiers.training.benchmarks import AbstractItem
 from verifiers.training.examples import LABEL_NAMES, windows
 
@@ -68,8 +68,19 @@ def score_items(
     return [scores[a:b] for a, b in spans]
 
 
+def decisions_all(scored: Sequence[Sequence[NLIScores]], thresholds: Thresholds) -> list[Decision]:
+    """Each claim's ``Decision`` (label, confidence, deciding window) from its window scores."""
+    return [decide(s, thresholds) for s in scored]
+
+
+def label_ids(decisions: Iterable[Decision]) -> list[int]:
+    """The decisions' labels as class indices in ``CLASS_NAMES`` order, as ``metrics`` takes."""
+    return [_LABEL_ID[d.label] for d in decisions]
+
+
 def decide_all(scored: Sequence[Sequence[NLIScores]], thresholds: Thresholds) -> list[int]:
-    return [_LABEL_ID[decide(s, thresholds).label] for s in scored]
+    """Each claim's label as a class index in ``CLASS_NAMES`` order."""
+    return label_ids(decisions_all(scored, thresholds))
 
 
 def calibrate(

@@ -1,0 +1,74 @@
+"""``veriproxy eval nli`` through the real command line on the first SciFact dev claims, with the
+bundled model: the usual metrics, and the ``--coverage`` table in text and JSON."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).parents[2]
+DATA = Path(os.environ.get("VERIPROXY_DATA", REPO.parent / "shared" / "data"))
+BUNDLED = REPO / "verifiers" / "models" / "nli" / "nli_config.json"
+
+pytestmark = [
+    pytest.mark.skipif(not DATA.is_dir(), reason=f"public datasets not at {DATA}"),
+    pytest.mark.skipif(not BUNDLED.exists(), reason="bundled NLI model not in the tree"),
+]
+
+
+def _eval_nli(*argv: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "proxy", "eval", "nli", "--data-dir", str(DATA), *argv]
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+def test_coverage_json_has_one_row_per_fraction() -> None:
+    argv = ("--dataset", "scifact", "--limit", "5", "--threads", "1")
+    result = json.loads(_eval_nli(*argv, "--coverage", "--json").stdout)
+    assert result["items"] == 5
+    rows = result["coverage"]
+    assert [r["escalated_fraction"] for r in rows] == [0.0, 0.1, 0.2, 0.3, 0.5]
+    # floor(fraction * 5) claims escalated.
+    assert [r["escalated"] for r in rows] == [0, 0, 1, 1, 2]
+    assert [r["kept"] for r in rows] == [5, 5, 4, 4, 3]
+    assert {r["total"] for r in rows} == {5}
+    thresholds = [r["threshold"] for r in rows]
+    assert thresholds == sorted(thresholds) and all(0.0 <= t <= 1.0 for t in thresholds)
+    # Escalating nothing is the plain evaluation.
+    assert rows[0]["accuracy"] == result["accuracy"]
+    assert rows[0]["macro_f1"] == result["macro_f1"]
+    assert rows[0]["contradicted_f1"] == result["per_class"]["contradicted"]["f1"]
+
+    assert "coverage" not in json.loads(_eval_nli(*argv, "--json").stdout)
+
+
+def test_coverage_table_follows_the_usual_output() -> None:
+    argv = ("--dataset", "scifact", "--limit", "5", "--threads", "1", "--coverage")
+    lines = _eval_nli(*argv).stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("coverage"))
+    assert lines[0].startswith("scifact: 5 items")
+    assert any(line.startswith("confusion") for line in lines[:start])
+    header, *rows = lines[start + 1 :]
+    assert header.split() == [
+        "escalated",
+        "confidence",
+        "below",
+        "kept",
+        "accuracy",
+        "macro-F1",
+        "contra-F1",
+    ]
+    assert [row.split()[:2] for row in rows] == [
+        ["0%", "0"],
+        ["10%", "0"],
+        ["20%", "1"],
+        ["30%", "1"],
+        ["50%", "2"],
+    ]
+    assert [row.split()[3] for row in rows] == ["5/5", "5/5", "4/5", "4/5", "3/5"]
