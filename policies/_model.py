@@ -18,6 +18,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import ConfigDict, Field, TypeAdapter
 
 from verifiers import Action, Verdict
+from verifiers.judge.settings import EscalationSettings
 
 _STRICT: ConfigDict = ConfigDict(extra="forbid")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
@@ -172,6 +173,9 @@ class Policy:
     messages: Messages = field(default_factory=Messages)
     sentence_rules: tuple[SentenceRule, ...] = ()
     response_rules: tuple[ResponseRule, ...] = ()
+    # Replaces ``verification.verifier.escalate`` for the requests this policy serves (so per
+    # tenant through ``match``); ``{enabled: false}`` turns the LLM judge off for them.
+    escalate: EscalationSettings | None = None
 
     def __post_init__(self) -> None:
         names = [r.name for r in self.sentence_rules] + [r.name for r in self.response_rules]

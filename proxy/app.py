@@ -53,10 +53,12 @@ def create_app(
     readiness_checks: Sequence[ReadinessCheck] = (),
 ) -> Starlette:
     app_routes = routes()
+    escalate = settings.verification.escalate
     metrics = Metrics(
         routes=(route.path for route in app_routes),
         models=settings.models.keys(),
         tenants=settings.metrics.tenants,
+        judge_rules=(rule.name for rule in escalate.when) if escalate else (),
     )
     # Redis (if configured), caches, rate limits, replica notices, audit log, recorder.
     shared = build_shared_state(settings, metrics)

@@ -50,6 +50,7 @@ from proxy.verification._settings import (
     DEFAULT_TIMEOUT_SECONDS,
     VerificationSettings,
 )
+from verifiers.judge.settings import EscalationSettings
 
 ENV_PREFIX = "VERIPROXY_"
 CONFIG_ENV = "VERIPROXY_CONFIG"
@@ -263,10 +264,18 @@ class _MetricsModel(_Strict):
     tenants: tuple[str, ...] = ()
 
 
+class _VerifierModel(BaseModel):
+    """``verification.verifier``: handed to ``Verifier.from_config`` as it is, except
+    ``escalate`` (the LLM judge cascade), which is validated here."""
+
+    model_config = ConfigDict(extra="allow")
+    escalate: EscalationSettings | None = None
+
+
 class _VerificationModel(_Strict):
     enabled: bool = True
     timeout_seconds: float = Field(default=DEFAULT_TIMEOUT_SECONDS, gt=0)
-    verifier: dict[str, Any] = Field(default_factory=dict)
+    verifier: _VerifierModel = Field(default_factory=_VerifierModel)
     policies_dir: str | None = Field(default=None, min_length=1)
     default_policy: str = Field(default=DEFAULT_POLICY, min_length=1)
     reload_seconds: float = Field(default=DEFAULT_RELOAD_SECONDS, gt=0)
@@ -360,8 +369,16 @@ def settings_from_mapping(raw: Mapping[str, Any], environ: Mapping[str, str]) ->
         ),
         audit=AuditSettings(**parsed.audit.model_dump()),
         metrics=MetricsSettings(tenants=parsed.metrics.tenants),
-        verification=VerificationSettings(**parsed.verification.model_dump()),
+        verification=_verification(parsed.verification),
         retrieval=parsed.retrieval.to_settings(),
+    )
+
+
+def _verification(model: _VerificationModel) -> VerificationSettings:
+    return VerificationSettings(
+        **model.model_dump(exclude={"verifier"}),
+        verifier=dict(model.verifier.model_extra or {}),
+        escalate=model.verifier.escalate,
     )
 
 

@@ -24,7 +24,9 @@ from proxy.state.evidence_cache import EvidenceCache
 from proxy.state.notices import POLICY_RELOAD, Notices
 from proxy.state.policy_sync import follow_policy_notices
 from proxy.state.runtime import SharedState
+from proxy.verification.judge import JUDGE_CACHE, JudgeResources
 from proxy.verification.service import VerificationService
+from verifiers._llm import close_llm_clients
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,11 +54,13 @@ class Pipeline:
         store.start()
 
     async def aclose(self) -> None:
-        """Stop watching policies and close the retriever (its index file or HTTP client)."""
+        """Stop watching policies and close the retriever (its index file or HTTP client) and
+        the LLM judge's HTTP clients."""
         if self.policies is not None:
             self.policies.stop()
         if self.evidence is not None:
             await self.evidence.aclose()
+        await close_llm_clients()
 
 
 def build_pipeline(settings: Settings, metrics: Metrics, shared: SharedState) -> Pipeline:
@@ -80,8 +84,9 @@ def build_pipeline(settings: Settings, metrics: Metrics, shared: SharedState) ->
         poll_seconds=verification.reload_seconds,
         on_reload_error=rejected,
     )
+    judge = JudgeResources(settings.models, shared.limiter, shared.caches[JUDGE_CACHE], metrics)
     service = VerificationService(
-        verification, store, metrics, shared.recorder, reports=shared.reports
+        verification, store, metrics, shared.recorder, reports=shared.reports, judge=judge
     )
     extensions = Extensions(
         preparers=(evidence, service), transformers=(service,), finalisers=(service,)

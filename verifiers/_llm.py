@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TypeVar
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 DEFAULT_TIMEOUT_S = 60.0
 _In = TypeVar("_In")
@@ -24,7 +25,7 @@ class LLMEndpoint:
 
     model: str
     api_base: str | None = None
-    api_key: str | None = None
+    api_key: str | None = field(default=None, repr=False)  # never in a log line
     timeout_s: float = DEFAULT_TIMEOUT_S
 
     def complete(self, system: str, user: str) -> str:
@@ -36,9 +37,32 @@ class LLMEndpoint:
 
     async def acomplete(self, system: str, user: str) -> str:
         """``complete`` for callers already on an event loop."""
+        return (await self.areply(system, user)).content
+
+    async def areply(
+        self,
+        system: str,
+        user: str,
+        *,
+        json_schema: Mapping[str, Any] | None = None,
+        retries: int | None = None,
+    ) -> LLMReply:
+        """The reply and its token usage. With ``json_schema`` the request asks for structured
+        output (``response_format``); providers that cannot do it get the request without it
+        (litellm's ``drop_params``), so callers parse the reply defensively either way.
+        ``retries``: how often a failed call is retried (None: the provider client's default)."""
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         import litellm
 
+        extra: dict[str, Any] = {}
+        if retries is not None:
+            extra["max_retries"] = retries
+        if json_schema is not None:
+            extra["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "reply", "schema": dict(json_schema), "strict": True},
+            }
+            extra["drop_params"] = True
         response = await litellm.acompletion(
             model=self.model,
             messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
@@ -46,8 +70,31 @@ class LLMEndpoint:
             api_base=self.api_base,
             api_key=self.api_key,
             timeout=self.timeout_s,
+            **extra,
         )
-        return str(response.choices[0].message.content or "")
+        usage = getattr(response, "usage", None)
+        return LLMReply(
+            str(response.choices[0].message.content or ""),
+            int(getattr(usage, "prompt_tokens", 0) or 0),
+            int(getattr(usage, "completion_tokens", 0) or 0),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class LLMReply:
+    content: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+async def close_llm_clients() -> None:
+    """Close the HTTP clients litellm caches per event loop (a server calls this at shutdown,
+    so no connection outlives its loop). Nothing to do when litellm was never used."""
+    if "litellm" in sys.modules:
+        import litellm
+
+        module: Any = litellm  # the function is untyped and not re-exported in its stubs
+        await module.close_litellm_async_clients()
 
 
 class BatchedLLM:

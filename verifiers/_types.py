@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 from typing import Any
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"  # 1.1: decided_by, bundled_verdict, escalation (the LLM judge)
 
 
 class Verdict(StrEnum):
@@ -120,6 +120,31 @@ class CheckResult:
     pmid: str | None = None
 
 
+class EscalationOutcome(StrEnum):
+    """What became of a claim an escalation rule sent (or meant to send) to the LLM judge."""
+
+    JUDGED = "judged"  # the judge's verdict stands: its quote is in the evidence it cited
+    QUOTE_REJECTED = "quote_rejected"  # its quote is not in that evidence: bundled verdict kept
+    JUDGE_ERROR = "judge_error"  # judge down, slow or malformed: bundled verdict kept
+    BUDGET = "budget"  # not sent: the tenant's judge token budget is spent
+    MAX_CLAIMS = "max_claims"  # not sent: more claims matched than ``max_claims``
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeNote:
+    """A claim's escalation: why it went, what the judge said and whether it stood."""
+
+    outcome: EscalationOutcome
+    rule: str  # the escalation rule that matched
+    judge: str  # the judge's model, as configured
+    bundled_verdict: Verdict
+    verdict: Verdict | None = None  # the judge's verdict, None when it gave none usable
+    quote: str = ""  # verbatim from the evidence it cited
+    evidence: tuple[str, ...] = ()  # PMIDs of the windows / abstracts it cited
+    reason: str = ""  # the judge's short explanation, or what went wrong
+    cached: bool = False  # answered from the judge cache
+
+
 @dataclass(frozen=True, slots=True)
 class Claim:
     """An atomic claim with its span in the sentence, harm and verification outcome."""
@@ -134,6 +159,8 @@ class Claim:
     harm_reasons: tuple[str, ...] = ()
     evidence: tuple[EvidenceSpan, ...] = ()
     checks: tuple[CheckResult, ...] = ()
+    decided_by: str = ""  # the verifier whose verdict this is: NLI model version or judge
+    escalation: JudgeNote | None = None  # set when an escalation rule matched this claim
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +189,11 @@ class SentenceAnnotation:
     # a JSONPath such as ``$.tool_calls[0].function.arguments.summary``, with ``start``/``end``
     # offsets into that string value. None for a plain-text answer.
     path: str | None = None
+    # Which verifier decided the verdict: the NLI model's version, or ``judge:<model>`` when
+    # the LLM judge's verdict stood for one of its claims; then ``bundled_verdict`` is what
+    # the bundled model alone said.
+    decided_by: str = ""
+    bundled_verdict: Verdict | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +204,25 @@ class EvidenceRef:
     title: str
     score: float
     retriever: str
+
+
+@dataclass(frozen=True, slots=True)
+class EscalationSummary:
+    """The response's escalations to the LLM judge (claims, outcomes, tokens)."""
+
+    judge: str
+    escalated: int = 0  # claims sent to the judge or answered from its cache
+    judged: int = 0  # judge verdicts that stand
+    overturned: int = 0  # of those, verdicts that differ from the bundled model's
+    quote_rejected: int = 0
+    cached: int = 0
+    requests: int = 0
+    # Claims a rule matched that were not sent: ``budget`` / ``max_claims`` -> count.
+    escalation_skipped: Mapping[str, int] = field(default_factory=dict)
+    judge_error: str | None = None  # the last judge failure; bundled verdicts stood
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_ms: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +250,7 @@ class ResponseReport:
     # mode ``annotate``): the status is then ``flagged``, never ``blocked``, and the rest of the
     # answer was cut at the block.
     delivered_before_block: bool = False
+    escalation: EscalationSummary | None = None  # None: no escalation configured
 
 
 def to_json(obj: Any) -> Any:

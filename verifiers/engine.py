@@ -41,6 +41,7 @@ from verifiers._types import (
 )
 from verifiers.checks import check_direction, check_negation, check_numbers, check_quotes
 from verifiers.checks.numbers import NUMBERS, UNSTATED
+from verifiers.checks.quotes import QUOTE_CHECK
 from verifiers.citations import parse_citations, strip_citations
 from verifiers.claims import ClaimSpan, Decomposer, create_decomposer, is_checkworthy
 from verifiers.harm import HarmScorer, get_harm_scorer
@@ -245,9 +246,12 @@ class Verifier:
                         harm_reasons=assessment.reasons,
                         evidence=outcome.evidence,
                         checks=outcome.checks,
+                        decided_by=self.nli.version,
                     )
                 )
-            results[item.index] = _sentence(item, tuple(claims), self.quote_checks(item))
+            results[item.index] = _sentence(
+                item, tuple(claims), self.quote_checks(item), self.nli.version
+            )
         timer.add("harm", mark)
         return [results[i] for i in sorted(results)]
 
@@ -275,6 +279,22 @@ class Verifier:
             ),
             latency_ms={k: round(v, 2) for k, v in latency.items()},
             model_version=self.nli.version,
+        )
+
+    def restated(
+        self, report: ResponseReport, sentences: Sequence[SentenceAnnotation]
+    ) -> ResponseReport:
+        """``report`` with these sentences in place of its own (the LLM judge re-decided some):
+        counts, risk and the AND-join follow them; status and error stay (a report that was
+        not verified does not become verified)."""
+        rebuilt = self.report(sentences, (), report.latency_ms, time.perf_counter())
+        verified = report.status is ReportStatus.VERIFIED
+        return replace(
+            report,
+            sentences=rebuilt.sentences,
+            counts=rebuilt.counts,
+            risk=rebuilt.risk,
+            faithful=rebuilt.faithful if verified else report.faithful,
         )
 
     def quote_checks(self, item: _Pending) -> tuple[CheckResult, ...]:
@@ -473,8 +493,27 @@ def _claim_text(item: _Pending, claim: ClaimSpan) -> str:
 
 
 def _sentence(
-    item: _Pending, claims: tuple[Claim, ...], quotes: tuple[CheckResult, ...]
+    item: _Pending, claims: tuple[Claim, ...], quotes: tuple[CheckResult, ...], decided_by: str
 ) -> SentenceAnnotation:
+    sentence = SentenceAnnotation(
+        index=item.index,
+        text=item.span.text,
+        start=item.span.start,
+        end=item.span.end,
+        verdict=Verdict.UNSUPPORTED,
+        confidence=0.0,
+        citations=item.citations,
+        checks=quotes,
+        decided_by=decided_by,
+    )
+    return with_claims(sentence, claims)
+
+
+def with_claims(sentence: SentenceAnnotation, claims: tuple[Claim, ...]) -> SentenceAnnotation:
+    """``sentence`` with these claims and everything that follows from them: the verdict (the
+    claims', then its citations' and quotes'), confidence, harm, risk and deciding evidence.
+    The LLM judge uses it to restate a sentence whose claims it re-decided."""
+    quotes = tuple(c for c in sentence.checks if c.name == QUOTE_CHECK)
     verdicts = [c.verdict for c in claims]
     if Verdict.CONTRADICTED in verdicts:
         verdict = Verdict.CONTRADICTED
@@ -486,22 +525,17 @@ def _sentence(
         verdict = Verdict.UNSUPPORTED
     if verdict is Verdict.SUPPORTED and any(not q.passed for q in quotes):
         verdict = Verdict.PARTIALLY_SUPPORTED  # the claim holds but the quoted words do not
-    if any(not c.valid for c in item.citations):
+    if any(not c.valid for c in sentence.citations):
         verdict = Verdict.INVALID_CITATION
-    elif not item.citations and verdict is not Verdict.CONTRADICTED:
+    elif not sentence.citations and verdict is not Verdict.CONTRADICTED:
         verdict = Verdict.UNCITED
     harm = max((c.harm for c in claims), default=1)
     reasons = tuple(dict.fromkeys(r for c in claims if c.harm == harm for r in c.harm_reasons))
-    evidence = tuple(dict.fromkeys(span for c in claims for span in c.evidence))
-    return SentenceAnnotation(
-        index=item.index,
-        text=item.span.text,
-        start=item.span.start,
-        end=item.span.end,
+    return replace(
+        sentence,
         verdict=verdict,
         confidence=min((c.confidence for c in claims), default=0.0),
-        citations=item.citations,
-        evidence=evidence,
+        evidence=tuple(dict.fromkeys(span for c in claims for span in c.evidence)),
         claims=claims,
         harm=harm,
         harm_reasons=reasons,

@@ -16,7 +16,8 @@ from typing import Any
 
 from proxy.errors import sanitise
 from proxy.scrub import without_surrogates
-from verifiers import Action, ResponseReport, SentenceAnnotation
+from verifiers import Action, ResponseReport, SentenceAnnotation, to_json
+from verifiers._types import EscalationSummary
 
 _WITHHELD = (Action.REDACT, Action.BLOCK)  # actions whose words a client may not have seen
 
@@ -44,6 +45,8 @@ class AuditSentence:
     risk: float
     rules_fired: tuple[str, ...] = ()
     text: str | None = None  # a redacted or blocked sentence's own words, only with include_text
+    decided_by: str = ""  # the NLI model's version or ``judge:<model>``
+    bundled_verdict: str | None = None  # the bundled model's verdict, when a judge was asked
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +70,7 @@ class AuditRecord:
     answer: str | None = None
     choice: int = 0  # which choice of the completion (n > 1: one record per choice)
     delivered_before_block: bool = False
+    escalation: EscalationSummary | None = None  # the LLM judge: claims, outcomes, errors
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -91,6 +95,8 @@ class AuditRecord:
                     "risk": s.risk,
                     "rules_fired": list(s.rules_fired),
                     "text": s.text,
+                    "decided_by": s.decided_by,
+                    "bundled_verdict": s.bundled_verdict,
                 }
                 for s in self.sentences
             ],
@@ -101,6 +107,7 @@ class AuditRecord:
             "answer": self.answer,
             "choice": self.choice,
             "delivered_before_block": self.delivered_before_block,
+            "escalation": to_json(self.escalation),
         }
 
 
@@ -138,6 +145,8 @@ def build_record(
                 risk=s.risk,
                 rules_fired=s.rules_fired,
                 text=_scrubbed(s.text) if include_text and s.action in _WITHHELD else None,
+                decided_by=s.decided_by,
+                bundled_verdict=s.bundled_verdict.value if s.bundled_verdict else None,
             )
             for s in report.sentences
         ),
@@ -146,6 +155,7 @@ def build_record(
         error=report.error,
         choice=report.choice,
         delivered_before_block=report.delivered_before_block,
+        escalation=report.escalation,
         prompt=_scrubbed(ctx.prompt) if include_text else None,
         answer=_scrubbed(ctx.answer) if include_text else None,
     )

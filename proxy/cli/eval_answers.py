@@ -11,8 +11,10 @@ import argparse
 import json
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
+from proxy.cli._judge import add_judge_options, judge_cascade
 from proxy.cli._parser import add_data_dir
 
 
@@ -29,12 +31,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--limit", type=int, default=None, help="first N items of each source")
     parser.add_argument("--seed", type=int, default=13, help="perturbation choices")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    add_judge_options(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from verifiers.engine import Verifier
     from verifiers.eval.answers import PERTURBATIONS, evaluate, load_items
+    from verifiers.judge.offline import verify_with_judge
 
     nli: dict[str, object] = {"name": "bundled"}
     if args.model_dir is not None:
@@ -48,16 +52,20 @@ def run(args: argparse.Namespace) -> int:
         if done % 25 == 0 or done == total:
             print(f"  {done}/{total} answers ({time.monotonic() - started:.0f} s)", file=sys.stderr)
 
-    result = evaluate(verifier, items, seed=args.seed, progress=progress).as_dict() | {
+    cascade = judge_cascade(args, verifier.selector)
+    verify = verifier.verify if cascade is None else partial(verify_with_judge, verifier, cascade)
+    result = evaluate(verify, items, seed=args.seed, progress=progress).as_dict() | {
         "items": len(items),
         "source": args.source,
         "model": verifier.nli.version,
+        "judge": args.judge,
         "seconds": round(time.monotonic() - started, 1),
     }
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
-    print(f"answers: {len(items)} items ({args.source}), model {result['model']}")
+    judge = f", judge {args.judge} below confidence {args.escalate_below:g}" if args.judge else ""
+    print(f"answers: {len(items)} items ({args.source}), model {result['model']}{judge}")
     print(
         f"correct sentences: {result['correct_sentences']}, "
         f"supported {result['supported_rate']:.3f}, "

@@ -5,14 +5,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
+from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from proxy.cli._judge import add_judge_options, judge_cascade
 from proxy.cli._parser import add_data_dir
 
 if TYPE_CHECKING:
+    from verifiers import Decision
+    from verifiers.nli.bundled import BundledNLI
+    from verifiers.training.benchmarks import AbstractItem
     from verifiers.training.coverage import CoverageRow
 
 
@@ -35,6 +41,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="also score the claims kept when the least confident 10/20/30/50%% are escalated",
     )
+    add_judge_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -68,8 +75,13 @@ def run(args: argparse.Namespace) -> int:
         card.record(backend.model_dir, args.dataset, result)
     # After --record, which stores the plain metrics only.
     coverage = coverage_table(gold, decisions) if args.coverage else None
+    judged = _with_judge(args, backend, items, decisions)
+    extra: dict[str, Any] = {}
+    if coverage is not None:
+        extra["coverage"] = [asdict(row) for row in coverage]
+    if judged is not None:
+        extra["judge"] = asdict(metrics(gold, judged)) | {"model": args.judge}
     if args.json:
-        extra = {"coverage": [asdict(row) for row in coverage]} if coverage is not None else {}
         print(json.dumps(result | extra, indent=2))
         return 0
     print(f"{args.dataset}: {len(items)} items, {result['pairs']} pairs, model {backend.version}")
@@ -85,6 +97,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {name:<22}" + "".join(f"{v:>8}" for v in row))
     if coverage is not None:
         _print_coverage(coverage)
+    if "judge" in extra:
+        judge = extra["judge"]
+        print(
+            f"with the judge {args.judge} on claims below confidence {args.escalate_below:g}: "
+            f"macro-F1 {judge['macro_f1']:.3f}  accuracy {judge['accuracy']:.3f}  "
+            f"contradicted F1 {judge['per_class']['contradicted']['f1']:.3f}"
+        )
     return 0
 
 
@@ -101,3 +120,30 @@ def _print_coverage(rows: list[CoverageRow]) -> None:
             f"{escalated:>16}{threshold:>18}{f'{r.kept}/{r.total}':>13}"
             f"{r.accuracy:>10.3f}{r.macro_f1:>10.3f}{r.contradicted_f1:>11.3f}"
         )
+
+
+def _with_judge(
+    args: argparse.Namespace,
+    backend: BundledNLI,
+    items: Sequence[AbstractItem],
+    decisions: Sequence[Decision],
+) -> list[int] | None:
+    """Class ids after the cascade (``--judge``): one judge request per escalated claim."""
+    from verifiers.judge.offline import judge_claim
+    from verifiers.windows import WindowSelector, make_evidence
+
+    selector = WindowSelector(max_sentences=max(backend.config.window_sizes))
+    cascade = judge_cascade(args, selector)
+    if cascade is None:
+        return None
+    from verifiers import Verdict
+
+    class_of = {Verdict.SUPPORTED: 0, Verdict.UNSUPPORTED: 1, Verdict.CONTRADICTED: 2}
+    labels = []
+    for n, (item, decision) in enumerate(zip(items, decisions, strict=True), start=1):
+        evidence = make_evidence(f"claim-{n}", "", list(item.sentences))
+        verdict = judge_claim(cascade, item.claim, evidence, decision, backend.version)
+        labels.append(class_of[verdict])
+        if n % 25 == 0 or n == len(items):
+            print(f"  judged {n}/{len(items)} claims", file=sys.stderr)
+    return labels

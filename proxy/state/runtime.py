@@ -23,14 +23,14 @@ from proxy.state.ratelimit import MemoryRateLimiter, RateLimiter, RedisRateLimit
 from proxy.state.ratelimit_middleware import RateLimitMiddleware
 from proxy.state.reports import REPORTS_CACHE, ReportStore
 
-CACHE_NAMES = ("retrieval", "verification")
+CACHE_NAMES = ("retrieval", "judge")  # evidence by query; LLM judge rulings by claim
 REPORTS_MEMORY_ENTRIES = 2_000  # reports are larger than cache entries; Redis keeps more
 
 
 @dataclass(frozen=True, slots=True)
 class SharedState:
     link: RedisLink | None
-    caches: Mapping[str, Cache]  # by name: "retrieval", "verification"
+    caches: Mapping[str, Cache]  # by name: "retrieval", "judge"
     limiter: RateLimiter
     notices: Notices
     audit: AuditLog

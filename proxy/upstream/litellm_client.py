@@ -12,7 +12,6 @@ anything carrying a ``status_code`` -> that status with the provider's message.
 from __future__ import annotations
 
 import os
-import sys
 import warnings
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
@@ -29,6 +28,7 @@ from proxy.errors import (
 from proxy.protocol import ChatRequest
 from proxy.streaming import DONE, StreamChunk
 from proxy.upstream._base import Completion
+from verifiers._llm import close_llm_clients
 
 # Never reach out for litellm's model-price list at import: the proxy may run offline.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -106,8 +106,7 @@ class LiteLLMUpstream:
     async def aclose(self) -> None:
         """litellm keeps its HTTP clients cached per event loop; close them with ours (on
         shutdown), so no connection outlives the loop."""
-        if "litellm" in sys.modules:
-            await _litellm().close_litellm_async_clients()
+        await close_llm_clients()
 
 
 async def _response_events(events: Any) -> AsyncIterator[dict[str, Any]]:

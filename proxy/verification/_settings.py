@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from verifiers.judge.settings import EscalationSettings
+
 DEFAULT_POLICY = "default"
 DEFAULT_TIMEOUT_SECONDS = 20.0
 DEFAULT_RELOAD_SECONDS = 2.0
@@ -22,7 +24,9 @@ class VerificationSettings:
     ``timeout_seconds`` bounds each verification call (a timeout is a verifier error and the
     policy's ``on_verifier_error`` decides, and ``/v1/verify`` stops at it with an
     ``unverified`` report); ``max_sentence_chars`` is the longest sentence a stream may hold
-    open before it is verified as it stands; ``policies_dir`` replaces the shipped presets."""
+    open before it is verified as it stands; ``policies_dir`` replaces the shipped presets;
+    ``escalate`` (``verifier.escalate`` in the file) sends the claims its rules pick to an LLM
+    judge (a policy's own ``escalate`` replaces it for the requests that policy serves)."""
 
     enabled: bool = True
     timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
@@ -32,3 +36,4 @@ class VerificationSettings:
     reload_seconds: float = DEFAULT_RELOAD_SECONDS
     report_ttl_seconds: float = DEFAULT_REPORT_TTL_SECONDS
     max_sentence_chars: int = DEFAULT_MAX_SENTENCE_CHARS
+    escalate: EscalationSettings | None = None

@@ -40,6 +40,7 @@ from proxy.streaming import StreamChunk
 from proxy.verification._settings import VerificationSettings
 from proxy.verification.choices import with_other_choices
 from proxy.verification.completion import verify_completion
+from proxy.verification.judge import JudgeResources
 from proxy.verification.selection import check_opt_out, select_policy, skipped_reason
 from proxy.verification.session import Outcome, VerificationSession
 from proxy.verification.shapes import (
@@ -51,6 +52,7 @@ from proxy.verification.shapes import (
 from proxy.verification.streams import StreamShape, annotate_stream, failure_reason, gate_stream
 from verifiers import Evidence, ReportStatus, ResponseReport
 from verifiers.engine import Verifier
+from verifiers.judge import EscalationRun
 
 POLICY_KEY = "policy"
 SKIPPED_KEY = "verification_skipped"  # the client opted out and the policy allowed it
@@ -71,8 +73,10 @@ class VerificationService:
         *,
         verifier: Verifier | None = None,
         reports: ReportStore | None = None,
+        judge: JudgeResources | None = None,
     ) -> None:
         self._settings = settings
+        self._judge = judge
         self._reports = reports
         self._policies = policies
         self._metrics = metrics
@@ -232,7 +236,18 @@ class VerificationService:
             on_unverified=lambda reason: self._metrics.unverified.labels(CHAT_ROUTE, reason).inc(),
             notes=_evidence_notes(ctx, evidence),
             choice=choice,
+            escalation=self._escalation(policy, ctx, evidence),
         )
+
+    def _escalation(
+        self, policy: Policy, ctx: RequestContext, evidence: tuple[Evidence, ...]
+    ) -> EscalationRun | None:
+        """The judge cascade for one answer: the policy's ``escalate`` or the global one."""
+        settings = policy.escalate or self._settings.escalate
+        if settings is None or self._judge is None:
+            return None
+        cascade = self._judge.cascade(settings, self.verifier)
+        return cascade.run(evidence, ctx.tenant or "") if cascade is not None else None
 
     def _record(self, outcome: Outcome, ctx: RequestContext, answer: str) -> None:
         self._recorder.record_response(

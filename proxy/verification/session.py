@@ -18,10 +18,18 @@ from typing import TypeVar
 import anyio
 import anyio.to_thread
 
-from policies import Policy, ResponseDecision, apply_policy, decide_report, decide_sentence
+from policies import (
+    Policy,
+    ResponseDecision,
+    StreamMode,
+    apply_policy,
+    decide_report,
+    decide_sentence,
+)
 from proxy.verification.answers import AnswerTexts
 from verifiers import CheckResult, Evidence, ReportStatus, ResponseReport, SentenceAnnotation
 from verifiers.engine import Verifier
+from verifiers.judge import EscalationRun
 from verifiers.segment import MAX_SENTENCE_CHARS
 
 logger = logging.getLogger("veriproxy.verification")
@@ -54,6 +62,7 @@ class VerificationSession:
         on_unverified: ErrorHook = lambda reason: None,
         notes: tuple[str, ...] = (),
         choice: int = 0,
+        escalation: EscalationRun | None = None,
     ) -> None:
         self.policy = policy
         self.choice = choice  # which choice of the completion this session verifies
@@ -70,6 +79,11 @@ class VerificationSession:
         self._on_unverified = on_unverified
         self._sentences: list[SentenceAnnotation] = []
         self._started = time.perf_counter()
+        # The LLM judge: gate mode asks it about each batch of sentences before releasing
+        # them; otherwise it is asked once, about the whole answer, before the report.
+        self._escalation = escalation
+        self._escalated: dict[int, SentenceAnnotation] = {}
+        self._judge_error: str | None = None
 
     async def feed(self, delta: str) -> list[SentenceAnnotation]:
         """Annotations, policy decision applied, of the sentences ``delta`` completed."""
@@ -78,6 +92,8 @@ class VerificationSession:
         done = await self._call(self._stream.feed, delta)
         if done is None:
             return []
+        if self.policy.stream_mode is StreamMode.GATE:
+            done = await self._escalate(done)
         decided = [self._decide(s) for s in done]
         self._sentences.extend(decided)
         return decided
@@ -93,6 +109,8 @@ class VerificationSession:
             report = await self._call(self._stream.finish)
         if report is not None and structured is not None:
             report = await self._with_structured(report, structured)
+        if report is not None:
+            report = await self._judged(report)
         outcome = self._conclude(report or self._unverified_report())
         return list(outcome.report.sentences[len(self._sentences) :]), outcome
 
@@ -113,7 +131,7 @@ class VerificationSession:
         if report is None:
             return self._conclude(self._unverified_report())
         report = replace(report, sentences=tuple(answer.locate(report.sentences)))
-        return self._conclude(self._with_gaps(report, answer))
+        return self._conclude(self._with_gaps(await self._judged(report), answer))
 
     async def _with_structured(
         self, report: ResponseReport, structured: AnswerTexts
@@ -194,8 +212,36 @@ class VerificationSession:
         report = replace(outcome.report, status=ReportStatus.FLAGGED, delivered_before_block=True)
         return Outcome(report, outcome.decision)
 
+    async def _escalate(self, sentences: Sequence[SentenceAnnotation]) -> list[SentenceAnnotation]:
+        """``sentences`` as the LLM judge leaves them (each is escalated once). A cascade that
+        breaks keeps the bundled verdicts and says so in the report."""
+        if self._escalation is None or self._judge_error is not None:
+            return [self._escalated.get(s.index, s) for s in sentences]
+        fresh = [s for s in sentences if s.index not in self._escalated]
+        try:
+            judged = await self._escalation.escalate(fresh) if fresh else []
+        except Exception as exc:
+            logger.error("judge cascade failed", exc_info=exc)
+            self._judge_error = f"judge cascade error ({type(exc).__name__})"
+            judged = fresh
+        self._escalated.update((s.index, s) for s in judged)
+        return [self._escalated.get(s.index, s) for s in sentences]
+
+    async def _judged(self, report: ResponseReport) -> ResponseReport:
+        """The report with the judge's verdicts: counts, risk and the AND-join follow them."""
+        if self._escalation is None:
+            return report
+        restated = self._verifier.restated(report, await self._escalate(report.sentences))
+        latency = {**report.latency_ms, "judge": self._escalation.summary().latency_ms}
+        return replace(restated, latency_ms=latency)
+
     def _conclude(self, report: ResponseReport) -> Outcome:
         report = replace(report, notes=(*report.notes, *self._notes), choice=self.choice)
+        if self._escalation is not None:
+            summary = self._escalation.summary()
+            if self._judge_error is not None:
+                summary = replace(summary, judge_error=self._judge_error)
+            report = replace(report, escalation=summary)
         return Outcome(apply_policy(self.policy, report), decide_report(self.policy, report))
 
     def _decide(self, sentence: SentenceAnnotation) -> SentenceAnnotation:

@@ -60,10 +60,13 @@ def test_record_holds_every_decision_and_text_only_when_asked() -> None:
     assert body["risk"] == 0.25
     assert body["sentences"] == [
         {"index": 0, "verdict": "supported", "harm": 2, "action": "annotate",
-         "pmids": ["111"], "risk": 1.0, "rules_fired": [], "text": None},
+         "pmids": ["111"], "risk": 1.0, "rules_fired": [], "text": None,
+         "decided_by": "", "bundled_verdict": None},
         {"index": 1, "verdict": "unsupported", "harm": 5, "action": "flag",
-         "pmids": ["999"], "risk": 0.0, "rules_fired": [], "text": None},
+         "pmids": ["999"], "risk": 0.0, "rules_fired": [], "text": None,
+         "decided_by": "", "bundled_verdict": None},
     ]  # fmt: skip
+    assert body["escalation"] is None  # no judge configured
     assert body["latency_ms"] == {"retrieval": 12.5, "verification": 40.0, "upstream_total": 300}
     assert body["prompt"] is None and body["answer"] is None
     with_text = build_record(REPORT, CTX, include_text=True).to_dict()

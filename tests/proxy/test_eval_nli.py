@@ -11,6 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from proxy.server_thread import RunningEmulator
+from tests.verifiers.judge.scripted import judge_reply
+
 REPO = Path(__file__).parents[2]
 DATA = Path(os.environ.get("VERIPROXY_DATA", REPO.parent / "shared" / "data"))
 BUNDLED = REPO / "verifiers" / "models" / "nli" / "nli_config.json"
@@ -21,11 +24,25 @@ pytestmark = [
 ]
 
 
-def _eval_nli(*argv: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "proxy", "eval", "nli", "--data-dir", str(DATA), *argv]
-    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=600)
+def run_cli(
+    command_name: str, *argv: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``veriproxy eval COMMAND_NAME --data-dir DATA ARGV``, which must succeed."""
+    command = [sys.executable, "-m", "proxy", "eval", command_name, "--data-dir", str(DATA), *argv]
+    done = subprocess.run(
+        command,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, **(env or {})},
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return done
+
+
+def _eval_nli(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return run_cli("nli", *argv, env=env)
 
 
 def test_coverage_json_has_one_row_per_fraction() -> None:
@@ -72,3 +89,19 @@ def test_coverage_table_follows_the_usual_output() -> None:
         ["50%", "2"],
     ]
     assert [row.split()[3] for row in rows] == ["5/5", "5/5", "4/5", "4/5", "3/5"]
+
+
+def test_judge_option_runs_the_cascade_against_a_judge(emulator: RunningEmulator) -> None:
+    """``--judge`` with the emulator as the judge, scripted to call every claim contradicted
+    with a quote from the first window it was shown: every escalated claim ends contradicted."""
+    emulator.emulator.reply = judge_reply("contradicted")
+    argv = ("--dataset", "scifact", "--limit", "4", "--threads", "1", "--json")
+    judge = ("--judge", "openai/emu-judge", "--judge-api-base", emulator.base_url)
+    done = _eval_nli(*argv, *judge, "--judge-key-env", "JUDGE_KEY", env={"JUDGE_KEY": "sk-j"})
+    result = json.loads(done.stdout)
+    assert result["judge"]["model"] == "openai/emu-judge"
+    assert [row[2] for row in result["judge"]["confusion"]] == [
+        sum(row) for row in result["confusion"]
+    ]
+    assert len(emulator.stats.requests) == 4
+    assert emulator.stats.headers[0]["authorization"] == "Bearer sk-j"

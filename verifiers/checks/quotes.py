@@ -10,6 +10,7 @@ from verifiers.checks.normalise import normalise
 
 _QUOTE = re.compile(r"\"([^\"]+)\"|\u201c([^\u201d]+)\u201d|(?<!\w)'([^']+)'(?!\w)")
 MIN_QUOTE_WORDS = 3  # shorter quotes are scare quotes or terms, not citations of text
+QUOTE_CHECK = "quote"  # the name of its results
 
 
 def extract_quotes(sentence: str) -> list[str]:
@@ -25,13 +26,20 @@ def extract_quotes(sentence: str) -> list[str]:
 def check_quotes(sentence: str, sources: Sequence[tuple[str, str]]) -> list[CheckResult]:
     """One result per quote: passed when it is a normalised substring of one of ``sources``
     (pairs of PMID and title + abstract text)."""
-    normalised = [(pmid, normalise(text)) for pmid, text in sources]
     results = []
     for quote in extract_quotes(sentence):
-        needle = normalise(quote).strip(" .,;:")
-        pmid = next((p for p, text in normalised if needle in text), None)
+        pmid = quote_source(quote, sources)
         if pmid is None:
-            results.append(CheckResult("quote", False, f"quote not in the evidence: {quote!r}"))
+            results.append(CheckResult(QUOTE_CHECK, False, f"quote not in the evidence: {quote!r}"))
         else:
-            results.append(CheckResult("quote", True, f"quote found: {quote!r}", pmid))
+            results.append(CheckResult(QUOTE_CHECK, True, f"quote found: {quote!r}", pmid))
     return results
+
+
+def quote_source(quote: str, sources: Sequence[tuple[str, str]]) -> str | None:
+    """The id of the first of ``sources`` (pairs of id and text) that holds ``quote`` after
+    normalisation (case, Unicode forms, spacing, dashes and quote marks); None if none does."""
+    needle = normalise(quote).strip(" .,;:")
+    if not needle:
+        return None
+    return next((key for key, text in sources if needle in normalise(text)), None)

@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from verifiers._types import Evidence, ResponseReport, Verdict
-from verifiers.engine import Verifier
 from verifiers.training.benchmarks import split_sentences
 from verifiers.training.claims import (
     change_number,
@@ -205,7 +204,7 @@ def perturbations(item: AnswerItem, rng: random.Random) -> Iterator[tuple[str, i
 
 
 def evaluate(
-    verifier: Verifier,
+    verify: Callable[[str, Sequence[Evidence]], ResponseReport],
     items: Sequence[AnswerItem],
     seed: int = 13,
     progress: Callable[[int, int], None] | None = None,
@@ -214,7 +213,7 @@ def evaluate(
     result = AnswerMetrics()
     for n, item in enumerate(items, start=1):
         text, spans = item.text()
-        report = verifier.verify(text, item.evidence)
+        report = verify(text, item.evidence)
         supported: set[int] = set()
         for i, span in enumerate(spans):
             verdicts = [v for v in _verdicts_in(report, span) if v is not Verdict.NOT_CHECKWORTHY]
@@ -227,7 +226,7 @@ def evaluate(
             result.contradicted += any(v is Verdict.CONTRADICTED for v in verdicts)
         for kind, index, sentence in perturbations(item, rng):
             text, spans = item.text({index: sentence})
-            perturbed = _verdicts_in(verifier.verify(text, item.evidence), spans[index])
+            perturbed = _verdicts_in(verify(text, item.evidence), spans[index])
             caught = any(v is not Verdict.SUPPORTED for v in perturbed)
             result.perturbed[kind] += 1
             result.caught[kind] += caught

@@ -1,0 +1,229 @@
+"""The judge cascade against a real HTTP judge: the upstream emulator scripted to answer as an
+LLM judge would (through litellm, as in production), over the bundled model's real verdicts on
+a real PubMedQA abstract."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from proxy.server_thread import RunningEmulator
+from proxy.state.cache import MemoryCache
+from proxy.state.ratelimit import MemoryRateLimiter
+from proxy.verification.judge import TenantTokenBudget
+from tests.proxy.ibuprofen import DOC, SUPPORTED, WRONG_DOSE
+from tests.verifiers.judge.scripted import judge_reply
+from verifiers import Evidence, SentenceAnnotation, Verdict, Verifier, make_evidence
+from verifiers._llm import LLMEndpoint
+from verifiers._types import EscalationOutcome, EscalationSummary
+from verifiers.judge import (
+    Cascade,
+    EscalationRule,
+    EscalationSettings,
+    JudgeBudget,
+    JudgeCache,
+    LiteLLMJudgeClient,
+)
+
+JUDGE = "emu-judge"
+EVERY_CLAIM = EscalationRule(name="all", confidence_below=1.0)
+
+
+@pytest.fixture(scope="module")
+def verifier() -> Verifier:
+    return Verifier.from_config()
+
+
+@pytest.fixture(scope="module")
+def evidence() -> list[Evidence]:
+    return [make_evidence(DOC["pmid"], DOC["title"], DOC["text"])]
+
+
+@pytest.fixture(scope="module")
+def bundled(verifier: Verifier, evidence: list[Evidence]) -> tuple[SentenceAnnotation, ...]:
+    """The bundled model's annotations: the correct sentence supported, the tenfold dose
+    contradicted."""
+    report = verifier.verify(f"{SUPPORTED} {WRONG_DOSE}", evidence)
+    assert [s.verdict for s in report.sentences] == [Verdict.SUPPORTED, Verdict.CONTRADICTED]
+    return report.sentences
+
+
+def escalate(
+    emulator: RunningEmulator,
+    verifier: Verifier,
+    evidence: list[Evidence],
+    sentences: Sequence[SentenceAnnotation],
+    *,
+    model: str = JUDGE,
+    api_base: str | None = None,
+    budget: JudgeBudget | None = None,
+    cache: JudgeCache | None = None,
+    **settings: Any,
+) -> tuple[list[SentenceAnnotation], EscalationSummary]:
+    options: dict[str, Any] = {"judge": model, "when": (EVERY_CLAIM,), **settings}
+    endpoint = LLMEndpoint(
+        f"openai/{model}", api_base=api_base or emulator.base_url, api_key="sk-judge"
+    )
+    cascade = Cascade(
+        EscalationSettings(**options),
+        LiteLLMJudgeClient(endpoint, name=model),
+        verifier.selector,
+        budget=budget,
+        cache=cache,
+    )
+    run = cascade.run(evidence, tenant="acme")
+    out = asyncio.run(run.escalate(sentences))
+    return out, run.summary()
+
+
+def test_a_quoted_judge_verdict_overturns_the_bundled_one(
+    emulator: RunningEmulator, verifier: Verifier, evidence: list[Evidence], bundled: Any
+) -> None:
+    emulator.emulator.reply = judge_reply("contradicted")
+    out, summary = escalate(emulator, verifier, evidence, bundled[:1])
+    sentence = out[0]
+    assert sentence.verdict is Verdict.CONTRADICTED
+    assert sentence.decided_by == f"judge:{JUDGE}"
+    assert sentence.bundled_verdict is Verdict.SUPPORTED
+    claim = sentence.claims[0]
+    assert claim.escalation is not None
+    assert claim.escalation.outcome is EscalationOutcome.JUDGED
+    assert claim.escalation.bundled_verdict is Verdict.SUPPORTED
+    assert claim.escalation.evidence == (DOC["pmid"],)
+    assert claim.escalation.quote and claim.escalation.quote.split()[0] in DOC["text"]
+    assert claim.evidence and claim.evidence[0].score == 1.0
+    assert (summary.escalated, summary.judged, summary.overturned, summary.requests) == (1, 1, 1, 1)
+    assert summary.prompt_tokens > 0 and summary.completion_tokens > 0
+    assert summary.judge_error is None
+    # One request, asking for structured output, with windows and the whole abstract.
+    [request] = emulator.stats.requests
+    assert request["response_format"]["type"] == "json_schema"
+    user = request["messages"][-1]["content"]
+    assert "[W1]" in user and f"[A1] PMID {DOC['pmid']}" in user
+
+
+def test_a_quote_that_is_not_in_the_evidence_is_rejected(
+    emulator: RunningEmulator, verifier: Verifier, evidence: list[Evidence], bundled: Any
+) -> None:
+    emulator.emulator.reply = judge_reply("supported", quote="ibuprofen cures every cancer")
+    out, summary = escalate(emulator, verifier, evidence, bundled[1:])
+    sentence = out[0]
+    assert sentence.verdict is Verdict.CONTRADICTED  # the bundled verdict stands
+    assert sentence.decided_by == verifier.nli.version
+    note = sentence.claims[0].escalation
+    assert note is not None and note.outcome is EscalationOutcome.QUOTE_REJECTED
+    assert note.verdict is Verdict.SUPPORTED and "not in the evidence" in note.reason
+    assert (summary.judged, summary.quote_rejected) == (0, 1)
+
+
+def test_an_uncited_verdict_is_rejected(
+    emulator: RunningEmulator, verifier: Verifier, evidence: list[Evidence], bundled: Any
+) -> None:
+    emulator.emulator.reply = json.dumps(
+        {
+            "verdicts": [
+                {"claim": 1, "label": "supported", "evidence": ["W99"], "quote": "ibuprofen"}
+            ]
+        }
+    )
+    out, summary = escalate(emulator, verifier, evidence, bundled[1:])
+    assert out[0].verdict is Verdict.CONTRADICTED
+    note = out[0].claims[0].escalation
+    assert note is not None and note.outcome is EscalationOutcome.QUOTE_REJECTED
+    assert "cites no evidence" in note.reason
+    assert summary.quote_rejected == 1
+
+
+@pytest.mark.parametrize(
+    ("reply", "mode", "error"),
+    [
+        ("I think the claim is fine.", "", "malformed judge reply"),
+        ('{"verdicts": "all good"}', "", "malformed judge reply"),
+        ('{"verdicts": []}', "", None),  # valid JSON, no verdict for the claim
+        (None, "slow-3000", "judge timed out after 0.5s"),
+        (None, "error-503", "judge emu-error-503 failed: ServiceUnavailableError"),
+    ],
+)
+def test_a_failing_judge_keeps_the_bundled_verdicts(
+    emulator: RunningEmulator,
+    verifier: Verifier,
+    evidence: list[Evidence],
+    bundled: Any,
+    reply: str | None,
+    mode: str,
+    error: str | None,
+) -> None:
+    emulator.emulator.reply = reply
+    model = f"emu-{mode}" if mode else JUDGE
+    out, summary = escalate(emulator, verifier, evidence, bundled, model=model, timeout_seconds=0.5)
+    assert [s.verdict for s in out] == [s.verdict for s in bundled]
+    assert all(s.decided_by == verifier.nli.version for s in out)
+    outcomes = {c.escalation.outcome for s in out for c in s.claims if c.escalation}
+    assert outcomes == {EscalationOutcome.JUDGE_ERROR}
+    assert summary.judged == 0 and summary.escalated == 2
+    if error is None:
+        assert summary.judge_error is None
+        assert all(
+            "no verdict" in c.escalation.reason for s in out for c in s.claims if c.escalation
+        )
+    else:
+        assert summary.judge_error is not None and summary.judge_error.startswith(error)
+
+
+def test_a_judge_that_is_down_keeps_the_bundled_verdicts(
+    emulator: RunningEmulator, verifier: Verifier, evidence: list[Evidence], bundled: Any
+) -> None:
+    from tests.proxy.redis_helpers import free_port
+
+    out, summary = escalate(
+        emulator, verifier, evidence, bundled, api_base=f"http://127.0.0.1:{free_port()}/v1"
+    )
+    assert [s.verdict for s in out] == [s.verdict for s in bundled]
+    assert summary.judge_error is not None and "failed" in summary.judge_error
+
+
+def test_max_claims_sends_the_most_harmful_first(
+    emulator: RunningEmulator, verifier: Verifier, evidence: list[Evidence], bundled: Any
+) -> None:
+    emulator.emulator.reply = judge_reply("unsupported")
+    out, summary = escalate(emulator, verifier, evidence, bundled, max_claims=1)
+    # The dose sentence (harm 5) goes; the other (harm 4) is skipped.
+    dose, other = out[1].claims[0].escalation, out[0].claims[0].escalation
+    assert dose is not None and dose.outcome is EscalationOutcome.JUDGED
+    assert other is not None and other.outcome is EscalationOutcome.MAX_CLAIMS
+    assert out[1].verdict is Verdict.UNSUPPORTED and out[0].verdict is Verdict.SUPPORTED
+    assert out[0].bundled_verdict is None  # never sent
+    assert summary.escalation_skipped == {"max_claims": 1}
+
+
+def test_cached_rulings_answer_without_a_request(
+    emulator: RunningEmulator, verifier: Verifier, evidence: list[Evidence], bundled: Any
+) -> None:
+    emulator.emulator.reply = judge_reply("contradicted")
+    cache = MemoryCache("judge")
+    first, _ = escalate(emulator, verifier, evidence, bundled[:1], cache=cache)
+    again, summary = escalate(emulator, verifier, evidence, bundled[:1], cache=cache)
+    assert len(emulator.stats.requests) == 1
+    assert again[0].verdict is first[0].verdict is Verdict.CONTRADICTED
+    note = again[0].claims[0].escalation
+    assert note is not None and note.cached
+    assert (summary.cached, summary.requests, summary.judged) == (1, 0, 1)
+
+
+def test_a_spent_budget_leaves_the_bundled_verdict(
+    emulator: RunningEmulator, verifier: Verifier, evidence: list[Evidence], bundled: Any
+) -> None:
+    emulator.emulator.reply = judge_reply("contradicted")
+    budget = TenantTokenBudget(MemoryRateLimiter(), tokens_per_minute=10)
+    first, spent = escalate(emulator, verifier, evidence, bundled[:1], budget=budget)
+    assert first[0].verdict is Verdict.CONTRADICTED and spent.prompt_tokens > 10
+    out, summary = escalate(emulator, verifier, evidence, bundled[:1], budget=budget)
+    assert len(emulator.stats.requests) == 1
+    assert out[0].verdict is Verdict.SUPPORTED
+    note = out[0].claims[0].escalation
+    assert note is not None and note.outcome is EscalationOutcome.BUDGET
+    assert summary.escalation_skipped == {"budget": 1} and summary.escalated == 0
