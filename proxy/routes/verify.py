@@ -31,6 +31,7 @@ from proxy.limits import check_evidence_chars
 from proxy.protocol import load_json, parse_options, read_body
 from proxy.retrieval.base import Retriever
 from proxy.verification.selection import select_policy
+from proxy.verification.service import VerificationService
 from verifiers import Evidence, ReportStatus, ResponseReport, to_json
 from verifiers.engine import Verifier
 from verifiers.windows import make_evidence
@@ -80,6 +81,10 @@ async def verify(request: Request) -> JSONResponse:
     verifier = await anyio.to_thread.run_sync(_verifier, request)
     seconds = request.app.state.settings.verification.timeout_seconds
     report = await _report(verifier, body.answer, evidence, seconds)
+    service: VerificationService | None = getattr(request.app.state, "verification", None)
+    if service is not None:  # the LLM judge cascade, when configured
+        principal: Principal = request.state.principal
+        report = await service.judged(report, policy, principal.tenant, evidence)
     return JSONResponse(to_json(apply_policy(policy, report)))
 
 

@@ -20,6 +20,7 @@ published schema says.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -54,6 +55,7 @@ from verifiers import Evidence, ReportStatus, ResponseReport
 from verifiers.engine import Verifier
 from verifiers.judge import EscalationRun
 
+logger = logging.getLogger("veriproxy.verification")
 POLICY_KEY = "policy"
 SKIPPED_KEY = "verification_skipped"  # the client opted out and the policy allowed it
 JSON_ANSWER_KEY = "json_answer"  # the request asked for JSON (response_format)
@@ -176,6 +178,28 @@ class VerificationService:
             out[DOCUMENTS_FIELD] = _documents(verified.evidence_of.evidence)
         return out
 
+    # -- /v1/verify --------------------------------------------------------------------------
+
+    async def judged(
+        self,
+        report: ResponseReport,
+        policy: Policy,
+        tenant: str | None,
+        evidence: Sequence[Evidence],
+    ) -> ResponseReport:
+        """A whole answer's report through the judge cascade its policy configures (the
+        ``POST /v1/verify`` route; chats escalate inside their session)."""
+        run = self._escalation(policy, tenant, tuple(evidence))
+        if run is None:
+            return report
+        try:
+            sentences = await run.escalate(report.sentences)
+        except Exception as exc:  # a bug in the cascade must not lose the bundled report
+            logger.error("judge cascade failed", exc_info=exc)
+            error = f"judge cascade error ({type(exc).__name__})"
+            return replace(report, escalation=replace(run.summary(), judge_error=error))
+        return replace(self.verifier.restated(report, sentences), escalation=run.summary())
+
     # -- failures ---------------------------------------------------------------------------
 
     def record_failure(self, ctx: RequestContext, error: ProxyError) -> None:
@@ -236,18 +260,18 @@ class VerificationService:
             on_unverified=lambda reason: self._metrics.unverified.labels(CHAT_ROUTE, reason).inc(),
             notes=_evidence_notes(ctx, evidence),
             choice=choice,
-            escalation=self._escalation(policy, ctx, evidence),
+            escalation=self._escalation(policy, ctx.tenant, evidence),
         )
 
     def _escalation(
-        self, policy: Policy, ctx: RequestContext, evidence: tuple[Evidence, ...]
+        self, policy: Policy, tenant: str | None, evidence: tuple[Evidence, ...]
     ) -> EscalationRun | None:
         """The judge cascade for one answer: the policy's ``escalate`` or the global one."""
         settings = policy.escalate or self._settings.escalate
         if settings is None or self._judge is None:
             return None
         cascade = self._judge.cascade(settings, self.verifier)
-        return cascade.run(evidence, ctx.tenant or "") if cascade is not None else None
+        return cascade.run(evidence, tenant or "") if cascade is not None else None
 
     def _record(self, outcome: Outcome, ctx: RequestContext, answer: str) -> None:
         self._recorder.record_response(

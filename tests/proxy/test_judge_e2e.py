@@ -196,3 +196,19 @@ def test_a_policy_turns_escalation_off_for_its_tenants(
     assert report["escalation"] is None
     assert report["sentences"][0]["decided_by"].startswith("veriproxy-nli-")
     assert _judge_requests(emulator) == []
+
+
+def test_the_verify_route_escalates_too(
+    proxy_factory: ProxyFactory, emulator: RunningEmulator
+) -> None:
+    emulator.emulator.reply = _answer_or_judge("contradicted")
+    proxy = proxy_factory(_config(emulator, _escalate()))
+    evidence = [{"pmid": d["pmid"], "title": d["title"], "abstract": d["text"]} for d in DOCUMENTS]
+    response = httpx.post(
+        f"{proxy.url}/v1/verify", json={"answer": SUPPORTED, "evidence": evidence}, timeout=120
+    )
+    assert response.status_code == 200, response.text
+    report = response.json()
+    assert report["sentences"][0]["verdict"] == "contradicted"
+    assert report["sentences"][0]["decided_by"] == DECIDED_BY
+    assert report["escalation"]["judged"] == 1
