@@ -487,7 +487,7 @@ def dependencies(grid: Layout) -> None:
     grid.add(
         timeseries(
             "Cache hit ratio",
-            "Retrieval and verification cache hits over lookups.",
+            "Retrieval and LLM judge cache hits over lookups.",
             [
                 (
                     ratio(

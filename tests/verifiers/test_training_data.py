@@ -3,8 +3,10 @@ their labels claim."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -87,3 +89,71 @@ def test_harder_contradictions_by_kind() -> None:
         == "IL-6 was higher in non-smokers than in smokers."
     )
     assert swap_direction("Statins reduced mortality.") == "Statins increased mortality."
+
+
+def _fixture_abstract(pmid: str) -> tuple[str, list[str]]:
+    records = Path(__file__).parents[1] / "fixtures" / "verification" / "evidence.jsonl"
+    for line in records.read_text().splitlines():
+        record = json.loads(line)
+        if record["pmid"] == pmid:
+            return " ".join(record["sentences"]), record["sentences"]
+    raise LookupError(pmid)
+
+
+def test_overstated_hedges_on_real_abstract_sentences() -> None:
+    from verifiers.training.claims import overstate_hedge
+
+    _, asthma = _fixture_abstract("21366394")  # CX3CR1 in asthma (SciFact corpus)
+    conclusion = next(s for s in asthma if s.startswith("Therefore"))
+    assert overstate_hedge(conclusion) == (
+        "Therefore, CX3CR1 and CX3CL1 must represent attractive therapeutic targets in asthma."
+    )
+    _, cruise = _fixture_abstract("biho913w")  # COVID-19 on cruise ships (Check-COVID corpus)
+    hedged = next(s for s in cruise if "likely" in s)
+    assert "is certain to be significantly underestimated" in (overstate_hedge(hedged) or "")
+    # A firm finding has no hedge to overstate.
+    assert (
+        overstate_hedge("Whole-body energy expenditure was also increased upon CDCA treatment.")
+        is None
+    )
+
+
+def test_entities_are_swapped_within_the_same_abstract() -> None:
+    from verifiers.training.claims import swap_entity
+
+    abstract, sentences = _fixture_abstract("21366394")
+    for sentence in sentences:
+        swapped = swap_entity(sentence, abstract, random.Random(3))
+        if swapped is None:
+            continue
+        assert swapped != sentence
+        # The new entity comes from the same abstract; the rest of the sentence is kept.
+        new = set(re.split(r"[\s-]", swapped)) - set(re.split(r"[\s-]", sentence))
+        assert new and all(word.strip(".,;:()") in abstract for word in new)
+    # The ibuprofen trial: the drug becomes the anaesthetic given to both groups.
+    from tests.proxy.ibuprofen import DOC
+
+    claim = "Pretreatment with ibuprofen increases perioperative blood loss."
+    assert swap_entity(claim, DOC["text"], random.Random(0)) == (
+        "Pretreatment with bupivacaine increases perioperative blood loss."
+    )
+    assert swap_entity(claim, "No other drug is named here.", random.Random(0)) is None
+
+
+@needs_data
+def test_every_perturbation_runs_on_every_corpus() -> None:
+    """Real text from every corpus through every perturbation rule: Unicode units, odd
+    punctuation and long sentences raise nothing, and a rule either changes the text or
+    declines."""
+    from bench.realtext import real_texts
+    from verifiers.eval.answers import PERTURBATIONS
+
+    corpora = real_texts(DATA, per_corpus=200)
+    assert corpora
+    rng = random.Random(7)
+    for texts in corpora.values():
+        context = " ".join(texts[:20])
+        for text in texts:
+            for rule in PERTURBATIONS.values():
+                made = rule(text, context, rng)
+                assert made is None or made != text

@@ -30,22 +30,28 @@ from verifiers.training.claims import (
     change_number,
     change_number_word,
     negate,
+    overstate_hedge,
     reverse_comparison,
     swap_direction,
+    swap_entity,
     swap_quantifier,
 )
 from verifiers.training.examples import is_answer_eval
 from verifiers.training.paraphrases import overlap
 from verifiers.windows import make_evidence
 
-# Perturbation kinds, each a rule that rewrites one sentence (None where it does not apply).
-PERTURBATIONS: dict[str, Callable[[str, random.Random], str | None]] = {
-    "number": change_number,
-    "number_word": lambda s, rng: change_number_word(s),
-    "direction": lambda s, rng: swap_direction(s),
-    "negation": lambda s, rng: negate(s),
-    "quantifier": lambda s, rng: swap_quantifier(s),
-    "comparison": lambda s, rng: reverse_comparison(s),
+# Perturbation kinds, each a rule that rewrites one sentence given the answer's evidence text
+# (None where it does not apply).
+Perturbation = Callable[[str, str, random.Random], str | None]
+PERTURBATIONS: dict[str, Perturbation] = {
+    "number": lambda s, context, rng: change_number(s, rng),
+    "number_word": lambda s, context, rng: change_number_word(s),
+    "direction": lambda s, context, rng: swap_direction(s),
+    "negation": lambda s, context, rng: negate(s),
+    "quantifier": lambda s, context, rng: swap_quantifier(s),
+    "hedge": lambda s, context, rng: overstate_hedge(s),
+    "comparison": lambda s, context, rng: reverse_comparison(s),
+    "entity": swap_entity,
 }
 # Sentences the checks would pass over (too short to state a finding) are not perturbed.
 MIN_WORDS = 6
@@ -195,9 +201,10 @@ def perturbations(item: AnswerItem, rng: random.Random) -> Iterator[tuple[str, i
     """(kind, sentence index, perturbed sentence) for each kind that applies to some sentence."""
     order = [i for i, s in enumerate(item.sentences) if len(s.split()) >= MIN_WORDS]
     rng.shuffle(order)
+    context = " ".join(f"{ev.title} {ev.abstract}" for ev in item.evidence)
     for kind, rule in PERTURBATIONS.items():
         for i in order:
-            made = rule(item.sentences[i], rng)
+            made = rule(item.sentences[i], context, rng)
             if made and made != item.sentences[i]:
                 yield kind, i, made
                 break

@@ -1,10 +1,12 @@
 """Rule-based claim rewriting: yes/no questions into declarative claims, and synthetic
-contradictions (negation flips, changed numbers, swapped comparison direction)."""
+contradictions (negation flips, changed numbers and number words, swapped directions and
+quantifiers, overstated hedges, reversed comparisons, entities swapped within the abstract)."""
 
 from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 
 _BE = {"is", "are", "was", "were"}
 _DO = {"do", "does", "did"}
@@ -154,6 +156,40 @@ _NUMBER_WORDS = {
     "second": "fourth",
 }
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w.]*\d)")
+# Hedges and what a claim that overstates the evidence says instead. Only this direction: a
+# hedged claim ("may reduce") is still entailed by a firm finding ("reduces").
+_HEDGES = {
+    "may": "must",
+    "might": "must",
+    "could": "must",
+    "possibly": "certainly",
+    "probably": "certainly",
+    "perhaps": "certainly",
+    "potentially": "certainly",
+    "likely": "certain",
+    "possible": "certain",
+    "suggest": "prove",
+    "suggests": "proves",
+    "suggested": "proved",
+    "suggesting": "proving",
+    "indicate": "prove",
+    "indicates": "proves",
+    "indicated": "proved",
+    "preliminary": "conclusive",
+    "tentative": "definitive",
+    "putative": "established",
+    "unclear": "clear",
+}
+# Entity-like tokens: symbols (IL-6, BRCA1, CX3CR1, SARS-CoV-2, HbA1c: a capital, then a digit
+# or another capital; hyphenated words such as "-deficient" are not part of them) and drug
+# names by their stems.
+_TOKEN = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*")
+_LOWER_RUN = re.compile(r"[a-z]{4,}")
+_DRUG = re.compile(
+    r"(?<![\w-])[a-z]{3,}(?:mab|nib|vir|pril|sartan|olol|statin|azole|cillin|mycin|cycline"
+    r"|floxacin|profen|caine|parin|gliptin|glitazone|formin|oxetine|afil|dronate|setron"
+    r"|triptan|zepam|azepam|tidine|prazole|platin|taxel|rubicin|mustine|lukast)(?![\w-])"
+)
 
 
 def negate(claim: str) -> str | None:
@@ -190,6 +226,47 @@ def swap_direction(claim: str) -> str | None:
 def swap_quantifier(claim: str) -> str | None:
     """Replace the first quantifier or hedge with one that asserts something else."""
     return _swap_first(claim, _QUANTIFIERS)
+
+
+def overstate_hedge(claim: str) -> str | None:
+    """Replace the first hedge with certainty ("may reduce" -> "must reduce", "suggests" ->
+    "proves"): a claim the hedged evidence does not support."""
+    return _swap_first(claim, _HEDGES)
+
+
+def swap_entity(claim: str, context: str, rng: random.Random) -> str | None:
+    """Replace an entity of the claim (a gene or protein symbol, a drug) with another of the
+    same kind from ``context``, the abstract it came from: the classic confusion of a model
+    that read the right abstract (the comparator for the drug, one gene for another)."""
+    kinds = [_symbols, _drugs]
+    rng.shuffle(kinds)
+    for find in kinds:
+        mine = find(claim)
+        present = {text.lower() for _, _, text in mine}
+        others = sorted({text for _, _, text in find(context) if text.lower() not in present})
+        if mine and others:
+            start, end, _ = rng.choice(mine)
+            return claim[:start] + rng.choice(others) + claim[end:]
+    return None
+
+
+def _symbols(text: str) -> list[tuple[int, int, str]]:
+    found = []
+    for m in _TOKEN.finditer(text):
+        parts: list[str] = []
+        for part in m.group(0).split("-"):
+            if _LOWER_RUN.search(part):
+                break
+            parts.append(part)
+        symbol = "-".join(parts)
+        capitals = sum(c.isupper() for c in symbol)
+        if len(symbol) >= 3 and capitals and (capitals >= 2 or any(c.isdigit() for c in symbol)):
+            found.append((m.start(), m.start() + len(symbol), symbol))
+    return found
+
+
+def _drugs(text: str) -> list[tuple[int, int, str]]:
+    return [(m.start(), m.end(), m.group(0)) for m in _DRUG.finditer(text)]
 
 
 def change_number_word(claim: str) -> str | None:
@@ -231,15 +308,18 @@ def change_number(claim: str, rng: random.Random) -> str | None:
     return claim[: m.start(1)] + text + claim[m.end(1) :]
 
 
-def contradict(claim: str, rng: random.Random) -> str | None:
-    """A claim that the evidence supporting ``claim`` would contradict, or None."""
-    makers = [
+def contradict(claim: str, rng: random.Random, context: str = "") -> str | None:
+    """A claim that the evidence supporting ``claim`` would contradict, or None. ``context``:
+    the evidence itself, whose other entities may stand in for the claim's."""
+    makers: list[Callable[[str], str | None]] = [
         lambda c: change_number(c, rng),
         swap_direction,
         negate,
         swap_quantifier,
+        overstate_hedge,
         change_number_word,
         reverse_comparison,
+        lambda c: swap_entity(c, context, rng),
     ]
     rng.shuffle(makers)
     for make in makers:

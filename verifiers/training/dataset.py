@@ -58,7 +58,7 @@ def _augment(rows: list[Example], rng: random.Random) -> list[Example]:
     out: list[Example] = []
     for e in rows:
         if e.label == ENTAILMENT and rng.random() < SYNTHETIC_RATE:
-            made = contradict(e.hypothesis, rng)
+            made = contradict(e.hypothesis, rng, e.premise)
             if made:
                 out.append(Example(e.premise, made, CONTRADICTION, f"{e.source}+synth", e.group))
         if rng.random() < EASY_NEUTRAL_RATE:
