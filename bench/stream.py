@@ -1,6 +1,6 @@
 """Streaming with verification: annotate and gate mode versus passthrough, same run.
 
-    python bench/stream.py [--requests 20] [--drip-ms 15]
+    python bench/stream.py [--requests 20] [--drip-ms 15] [--escalate]
 
 Starts the upstream emulator and ``veriproxy serve`` (bundled NLI model, verification on) as
 child processes on loopback. The emulator streams a five-sentence answer built from a real
@@ -13,6 +13,15 @@ modes do the same work apart from verification:
   the upstream's last token the report chunk arrives;
 * gate: the ``clinical-strict`` policy (gate mode) -- how much later each sentence reaches the
   client than it would have without verification (matched by character offset).
+
+With ``--escalate``, annotate and gate mode run again with the LLM judge cascade on (every claim
+escalated, no judge cache), once per judge delay (300 ms, then 1 s per judge call): the judge is
+a second emulator, in this process, scripted to answer as a judge does (quoting the evidence it
+cites, tests/verifiers/judge/scripted.py) after ``emu-slow-<ms>``. For each delay: how long
+after the upstream's last token the annotate report arrives (and how much later than without
+the judge), the gate delay per escalated sentence against passthrough, the judge requests the
+judge emulator served and the claims whose judge verdict stood (``escalation.judged``). It
+exits non-zero when a report has ``escalation.judge_error`` or no judge verdict stood.
 
 Targets (issue 5): annotate adds <= 2 ms to time to first token; the report arrives <= 300 ms
 after the last token; gate adds <= 150 ms per sentence at p50.
@@ -29,11 +38,19 @@ import time
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
+import yaml
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1]))  # for the tests' scripted judge
 from overhead import base_env, child, free_port, pct, print_table
+
+from policies.store import PRESETS_DIR
+from proxy.emulator import Emulator
+from proxy.server_thread import ServerThread
+from tests.verifiers.judge.scripted import judge_reply
 
 ROOT = Path(__file__).parents[1]
 DOC = json.loads((ROOT / "tests" / "fixtures" / "pubmedqa_12442934.json").read_text())
@@ -45,12 +62,14 @@ ANSWER = (
     "Total blood loss was 1161 mL with ibuprofen versus 796 mL with placebo [PMID:12442934]. "
     "Early discontinuation of non-selective NSAIDs before hip surgery is advised."
 )
-MODES = {
+MODES: dict[str, dict[str, object]] = {
     "passthrough": {"verify": False},
     "annotate": {"policy": "research"},
     "gate": {"policy": "clinical-strict"},
 }
 MAX_REQUESTS = 200
+JUDGE_DELAYS_MS = (300, 1000)
+ESCALATED = ("annotate", "gate")  # the modes run again with the judge cascade on
 
 
 @dataclass
@@ -60,6 +79,64 @@ class Run:
     report: float | None = None
     # (seconds since the request was sent, characters of content received so far)
     arrivals: list[tuple[float, int]] = field(default_factory=list)
+    escalation: dict[str, Any] | None = None  # the report's summary of the judge's work
+    escalated_ends: list[int] = field(default_factory=list)  # sentences with a claim escalated
+
+
+def judged(mode: str, delay: int) -> str:
+    """The name of ``mode`` run with the judge cascade on, the judge taking ``delay`` ms."""
+    return f"{mode}, judge {delay} ms"
+
+
+def judge_model(delay: int) -> str:
+    """The judge emulator's model name: wait ``delay`` ms, then answer."""
+    return f"emu-slow-{delay}"
+
+
+def escalated_modes() -> dict[str, dict[str, object]]:
+    return {
+        judged(mode, delay): {"policy": f"{MODES[mode]['policy']}-judge-{delay}"}
+        for delay in JUDGE_DELAYS_MS
+        for mode in ESCALATED
+    }
+
+
+def write_policies(directory: Path) -> None:
+    """Each escalated mode's policy: its preset with every claim sent to the judge of its
+    delay, uncached (so every request asks the judge)."""
+    directory.mkdir()
+    for mode in ESCALATED:
+        preset = yaml.safe_load((PRESETS_DIR / f"{MODES[mode]['policy']}.yaml").read_text())
+        for delay in JUDGE_DELAYS_MS:
+            name = f"{preset['name']}-judge-{delay}"
+            escalate = {
+                "judge": f"judge-{delay}",
+                "when": [{"name": "every_claim", "confidence_below": 1.0}],
+                "timeout_seconds": 10,
+                "cache_ttl_seconds": 0,
+            }
+            policy = {**preset, "name": name, "escalate": escalate}
+            (directory / f"{name}.yaml").write_text(json.dumps(policy))
+
+
+def proxy_config(port: int, upstream: str, judge: str | None, policies: Path) -> dict[str, Any]:
+    """``veriproxy serve``'s configuration; with a ``judge`` emulator (base URL), a ``models:``
+    entry per judge delay and the escalated modes' policies."""
+    config: dict[str, Any] = {
+        "port": port,
+        "log_level": "warning",
+        "default_upstream": {"base_url": upstream},
+        "retrieval": {"enabled": False},
+        "verification": {"enabled": True},
+    }
+    if judge is not None:
+        write_policies(policies)
+        config["models"] = {
+            f"judge-{delay}": {"base_url": judge, "model": judge_model(delay), "api_key": "sk-x"}
+            for delay in JUDGE_DELAYS_MS
+        }
+        config["verification"]["policies_dir"] = str(policies)
+    return config
 
 
 def one_request(client: httpx.Client, url: str, options: dict[str, object], drip: int) -> Run:
@@ -81,6 +158,12 @@ def one_request(client: httpx.Client, url: str, options: dict[str, object], drip
             verification = chunk.get("verification")
             if verification is not None and verification["type"] == "report":
                 run.report = now
+                run.escalation = verification.get("escalation")
+                run.escalated_ends = [
+                    s["end"]
+                    for s in verification["sentences"]
+                    if any(c.get("escalation") for c in s["claims"])
+                ]
             choices = chunk.get("choices") or [{}]
             content = (choices[0].get("delta") or {}).get("content") or ""
             if content:
@@ -107,22 +190,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=20)
     parser.add_argument("--drip-ms", type=int, default=15)
+    parser.add_argument("--escalate", action="store_true", help="also run with the LLM judge")
     args = parser.parse_args()
     requests = min(args.requests, MAX_REQUESTS)
     emulator_port, proxy_port = free_port(), free_port()
     env = base_env()
+    modes = {**MODES, **(escalated_modes() if args.escalate else {})}
+    judge = Emulator(reply=judge_reply("supported"))
     with ExitStack() as stack, tempfile.TemporaryDirectory() as tmp:
+        judge_url = None
+        if args.escalate:
+            judge_url = stack.enter_context(ServerThread(judge.app())).url + "/v1"
         config = Path(tmp) / "veriproxy.yaml"
+        upstream = f"http://127.0.0.1:{emulator_port}/v1"
         config.write_text(
-            json.dumps(
-                {
-                    "port": proxy_port,
-                    "log_level": "warning",
-                    "default_upstream": {"base_url": f"http://127.0.0.1:{emulator_port}/v1"},
-                    "retrieval": {"enabled": False},
-                    "verification": {"enabled": True},
-                }
-            )
+            json.dumps(proxy_config(proxy_port, upstream, judge_url, Path(tmp, "policies")))
         )
         emulator_cmd = [sys.executable, "-m", "proxy.emulator", "--port", str(emulator_port)]
         emulator_cmd += ["--reply", ANSWER]
@@ -132,16 +214,37 @@ def main() -> None:
         ready = f"http://127.0.0.1:{proxy_port}/readyz"
         stack.enter_context(child(proxy_cmd, env, ready, "veriproxy"))
         url = f"http://127.0.0.1:{proxy_port}/v1/chat/completions"
-        runs: dict[str, list[Run]] = {mode: [] for mode in MODES}
+        runs: dict[str, list[Run]] = {mode: [] for mode in modes}
         with httpx.Client(timeout=120) as client:
-            for options in MODES.values():  # warm-up: model load, caches, connections
+            for options in modes.values():  # warm-up: model load, caches, connections
                 one_request(client, url, options, args.drip_ms)
+            judge.stats.reset()
             for i in range(requests):
-                for mode, options in MODES.items():
+                for mode, options in modes.items():
                     runs[mode].append(one_request(client, url, options, args.drip_ms))
                 print(f"  request {i + 1}/{requests}", end="\r", flush=True)
     print()
     report(runs, args.drip_ms)
+    if args.escalate:
+        calls = [body["model"] for body in judge.stats.requests]
+        report_escalation(
+            runs, {delay: calls.count(judge_model(delay)) for delay in JUDGE_DELAYS_MS}
+        )
+
+
+def report_after(runs: list[Run]) -> list[float]:
+    """How long after the upstream's last token each report chunk arrived."""
+    return [r.report - r.last_token for r in runs if r.report is not None]
+
+
+def gate_delays(gate: list[Run], base: list[Run], escalated_only: bool = False) -> list[float]:
+    """How much later each sentence (each escalated one) reached the client than it did with
+    verification off, request by request."""
+    return [
+        time_at(g.arrivals, end) - time_at(b.arrivals, end)
+        for g, b in zip(gate, base, strict=True)
+        for end in (g.escalated_ends if escalated_only else sentence_ends())
+    ]
 
 
 def report(runs: dict[str, list[Run]], drip: int) -> None:
@@ -150,7 +253,7 @@ def report(runs: dict[str, list[Run]], drip: int) -> None:
     header = ["mode", "TTFT p50 ms", "TTFT p99 ms", "last token p50 ms", "report after last p50"]
     rows = []
     for mode, items in runs.items():
-        after = [r.report - r.last_token for r in items if r.report is not None]
+        after = report_after(items)
         ttft = [r.first_token for r in items]
         rows.append(
             [
@@ -165,12 +268,8 @@ def report(runs: dict[str, list[Run]], drip: int) -> None:
     print_table(rows, header)
     first = [r.first_token for r in runs["annotate"]]
     ttft_added = pct(first, 0.5) - pct([r.first_token for r in base], 0.5)
-    after = [r.report - r.last_token for r in runs["annotate"] if r.report is not None]
-    delays = [
-        time_at(g.arrivals, end) - time_at(b.arrivals, end)
-        for g, b in zip(runs["gate"], base, strict=True)
-        for end in sentence_ends()
-    ]
+    after = report_after(runs["annotate"])
+    delays = gate_delays(runs["gate"], base)
     print()
     print(f"annotate adds to TTFT (p50):           {ttft_added:7.2f} ms (target <= 2)")
     print(
@@ -181,6 +280,61 @@ def report(runs: dict[str, list[Run]], drip: int) -> None:
         f"gate delay per sentence (p50/p99):     {pct(delays, 0.5):7.1f} / "
         f"{pct(delays, 0.99):.1f} ms (target <= 150)"
     )
+
+
+def report_escalation(runs: dict[str, list[Run]], judge_calls: dict[int, int]) -> None:
+    """Per judge delay: the annotate report after the last token (and against annotate without
+    the judge), the gate delay per escalated sentence, the judge's requests and the claims
+    judged. Exits non-zero when the judge failed, so no figure is of a judge that never ran."""
+    header = ["judge delay", "judge requests", "claims judged", "report after last p50",
+              "p99", "vs annotate p50", "escalated sentences", "gate delay p50", "p99"]  # fmt: skip
+    without, rows = report_after(runs["annotate"]), []
+    for delay in JUDGE_DELAYS_MS:
+        annotate = report_after(runs[judged("annotate", delay)])
+        delays = gate_delays(runs[judged("gate", delay)], runs["passthrough"], escalated_only=True)
+        summaries = [r.escalation or {} for mode in ESCALATED for r in runs[judged(mode, delay)]]
+        rows.append(
+            [
+                f"{delay} ms",
+                str(judge_calls[delay]),
+                str(sum(s.get("judged", 0) for s in summaries)),
+                ms(annotate, 0.5),
+                ms(annotate, 0.99),
+                f"{pct(annotate, 0.5) - pct(without, 0.5):+.1f}" if annotate else "-",
+                str(len(delays)),
+                ms(delays, 0.5),
+                ms(delays, 0.99),
+            ]
+        )
+    print()
+    print("with the LLM judge (every claim escalated, uncached; delays against passthrough):")
+    print_table(rows, header)
+    failures = judge_failures(runs)
+    for failure in failures:
+        print(f"judge failed: {failure}", file=sys.stderr)
+    if failures:
+        sys.exit(1)
+
+
+def judge_failures(runs: dict[str, list[Run]]) -> list[str]:
+    """Why the escalated figures are not of a working judge: a report without an escalation
+    summary or with ``judge_error``, or a mode where no judge verdict stood."""
+    failures = []
+    for mode in escalated_modes():
+        summaries = [r.escalation for r in runs[mode]]
+        if None in summaries:
+            failures.append(f"{mode}: a report has no escalation summary")
+        present = [s for s in summaries if s is not None]
+        errors = dict.fromkeys(s["judge_error"] for s in present if s.get("judge_error"))
+        failures += [f"{mode}: judge_error: {error}" for error in errors]
+        if not sum(s.get("judged", 0) for s in present):
+            failures.append(f"{mode}: no judge verdict stood (escalation.judged is 0)")
+    return failures
+
+
+def ms(samples: list[float], q: float) -> str:
+    """A percentile in milliseconds, or "-" without samples."""
+    return f"{pct(samples, q):.1f}" if samples else "-"
 
 
 if __name__ == "__main__":

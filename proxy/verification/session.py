@@ -27,6 +27,7 @@ from policies import (
     decide_sentence,
 )
 from proxy.verification.answers import AnswerTexts
+from proxy.verification.escalation import BackgroundEscalation
 from verifiers import CheckResult, Evidence, ReportStatus, ResponseReport, SentenceAnnotation
 from verifiers.engine import Verifier
 from verifiers.judge import EscalationRun
@@ -79,11 +80,10 @@ class VerificationSession:
         self._on_unverified = on_unverified
         self._sentences: list[SentenceAnnotation] = []
         self._started = time.perf_counter()
-        # The LLM judge: gate mode asks it about each batch of sentences before releasing
-        # them; otherwise it is asked once, about the whole answer, before the report.
-        self._escalation = escalation
-        self._escalated: dict[int, SentenceAnnotation] = {}
-        self._judge_error: str | None = None
+        # The LLM judge: in gate mode it works in the background while the answer streams, and
+        # each sentence it was asked about (and those after it) is held until it answered.
+        self._judge = BackgroundEscalation(escalation) if escalation is not None else None
+        self._held: list[SentenceAnnotation] = []  # gate mode: verified, not yet released
 
     async def feed(self, delta: str) -> list[SentenceAnnotation]:
         """Annotations, policy decision applied, of the sentences ``delta`` completed."""
@@ -92,8 +92,11 @@ class VerificationSession:
         done = await self._call(self._stream.feed, delta)
         if done is None:
             return []
-        if self.policy.stream_mode is StreamMode.GATE:
-            done = await self._escalate(done)
+        if self._judge is not None and self.policy.stream_mode is StreamMode.GATE:
+            # Annotate mode asks once, at the end: one request, one judge call after the last
+            # token (asking as it streams would chain calls and make the report later).
+            self._judge.submit(done)
+            done = self._releasable(done)
         decided = [self._decide(s) for s in done]
         self._sentences.extend(decided)
         return decided
@@ -109,14 +112,16 @@ class VerificationSession:
             report = await self._call(self._stream.finish)
         if report is not None and structured is not None:
             report = await self._with_structured(report, structured)
-        if report is not None:
-            report = await self._judged(report)
+        if report is not None and self._judge is not None:
+            report = await self._judged(report, self._judge)
         outcome = self._conclude(report or self._unverified_report())
         return list(outcome.report.sentences[len(self._sentences) :]), outcome
 
     def stop(self, reason: str | None = None) -> Outcome:
         """End early (a block, or the client went away): report what was verified so far.
         ``reason`` marks the rest of the answer as not verified."""
+        if self._judge is not None:
+            self._judge.cancel()
         if reason is not None and self.error is None:
             self.error = reason
         base = self._verifier.report(self._sentences, self.evidence, {}, self._started)
@@ -131,7 +136,9 @@ class VerificationSession:
         if report is None:
             return self._conclude(self._unverified_report())
         report = replace(report, sentences=tuple(answer.locate(report.sentences)))
-        return self._conclude(self._with_gaps(await self._judged(report), answer))
+        if self._judge is not None:
+            report = await self._judged(report, self._judge)
+        return self._conclude(self._with_gaps(report, answer))
 
     async def _with_structured(
         self, report: ResponseReport, structured: AnswerTexts
@@ -212,36 +219,29 @@ class VerificationSession:
         report = replace(outcome.report, status=ReportStatus.FLAGGED, delivered_before_block=True)
         return Outcome(report, outcome.decision)
 
-    async def _escalate(self, sentences: Sequence[SentenceAnnotation]) -> list[SentenceAnnotation]:
-        """``sentences`` as the LLM judge leaves them (each is escalated once). A cascade that
-        breaks keeps the bundled verdicts and says so in the report."""
-        if self._escalation is None or self._judge_error is not None:
-            return [self._escalated.get(s.index, s) for s in sentences]
-        fresh = [s for s in sentences if s.index not in self._escalated]
-        try:
-            judged = await self._escalation.escalate(fresh) if fresh else []
-        except Exception as exc:
-            logger.error("judge cascade failed", exc_info=exc)
-            self._judge_error = f"judge cascade error ({type(exc).__name__})"
-            judged = fresh
-        self._escalated.update((s.index, s) for s in judged)
-        return [self._escalated.get(s.index, s) for s in sentences]
+    def _releasable(self, done: Sequence[SentenceAnnotation]) -> list[SentenceAnnotation]:
+        """Gate mode: the held sentences, in order, up to the first the judge still works on."""
+        assert self._judge is not None
+        self._held.extend(done)
+        released: list[SentenceAnnotation] = []
+        while self._held:
+            final = self._judge.final(self._held[0])
+            if final is None:
+                break
+            released.append(final)
+            self._held.pop(0)
+        return released
 
-    async def _judged(self, report: ResponseReport) -> ResponseReport:
+    async def _judged(self, report: ResponseReport, judge: BackgroundEscalation) -> ResponseReport:
         """The report with the judge's verdicts: counts, risk and the AND-join follow them."""
-        if self._escalation is None:
-            return report
-        restated = self._verifier.restated(report, await self._escalate(report.sentences))
-        latency = {**report.latency_ms, "judge": self._escalation.summary().latency_ms}
+        restated = self._verifier.restated(report, await judge.settle(report.sentences))
+        latency = {**report.latency_ms, "judge": judge.summary().latency_ms}
         return replace(restated, latency_ms=latency)
 
     def _conclude(self, report: ResponseReport) -> Outcome:
         report = replace(report, notes=(*report.notes, *self._notes), choice=self.choice)
-        if self._escalation is not None:
-            summary = self._escalation.summary()
-            if self._judge_error is not None:
-                summary = replace(summary, judge_error=self._judge_error)
-            report = replace(report, escalation=summary)
+        if self._judge is not None:
+            report = replace(report, escalation=self._judge.summary())
         return Outcome(apply_policy(self.policy, report), decide_report(self.policy, report))
 
     def _decide(self, sentence: SentenceAnnotation) -> SentenceAnnotation:

@@ -212,3 +212,27 @@ def test_the_verify_route_escalates_too(
     assert report["sentences"][0]["verdict"] == "contradicted"
     assert report["sentences"][0]["decided_by"] == DECIDED_BY
     assert report["escalation"]["judged"] == 1
+
+
+def test_gate_mode_batches_the_sentences_that_complete_while_the_judge_works(
+    proxy_factory: ProxyFactory, emulator: RunningEmulator
+) -> None:
+    """A slow judge (700 ms) and a three-sentence answer that streams in well under that: the
+    sentences that complete while the first request runs wait and go together in the second
+    (not one request each), and all three are released with the judge's verdict, in order."""
+    slow_judge = "emu-slow-700"
+    judge = judge_reply("unsupported")
+    answer = f"{SUPPORTED} {OTHER_CLAIM} {SUPPORTED}"
+    emulator.emulator.reply = lambda body: judge(body) if body["model"] == slow_judge else answer
+    config = _config(emulator, _escalate())
+    config["models"][JUDGE]["model"] = slow_judge  # the judge's upstream name for it
+    proxy = proxy_factory(config)
+    events = _stream(proxy, policy="clinical-strict")
+    sentences = [e for e in events if e["type"] == "sentence"]
+    [report] = [e for e in events if e["type"] == "report"]
+    assert [s["index"] for s in sentences] == [0, 1, 2]
+    assert {s["decided_by"] for s in sentences} == {DECIDED_BY}
+    assert [s["verdict"] for s in sentences] == ["unsupported"] * 3
+    judge_calls = [b for b in emulator.stats.requests if b["model"] == slow_judge]
+    assert len(judge_calls) == report["escalation"]["requests"] == 2
+    assert report["escalation"]["judged"] == 3

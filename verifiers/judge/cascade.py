@@ -192,6 +192,12 @@ class EscalationRun:
     def summary(self) -> EscalationSummary:
         return self._summary
 
+    def wants(self, sentence: SentenceAnnotation) -> bool:
+        """Whether an escalation rule picks one of the sentence's claims not yet escalated."""
+        return any(
+            c.escalation is None and self._settings.rule_for(c) is not None for c in sentence.claims
+        )
+
     async def escalate(self, sentences: Sequence[SentenceAnnotation]) -> list[SentenceAnnotation]:
         """``sentences`` with the judge's verdicts where they stand, and every escalated claim
         marked with what became of it."""
