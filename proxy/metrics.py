@@ -62,7 +62,7 @@ RELOAD_RESULTS = ("rejected",)  # accepted reloads are not counted
 JUDGE_SKIP_REASONS = ("budget", "max_claims")
 JUDGE_REQUEST_OUTCOMES = ("ok", "timeout", "unreachable", "malformed")
 JUDGE_TOKEN_KINDS = ("prompt", "completion")
-JUDGE_VERDICTS = ("agree", "overturn", "quote_rejected")
+JUDGE_VERDICTS = ("agree", "overturn", "quote_rejected", "check_failed")
 JUDGE_CACHE = "judge"  # the ``cache`` label of the judge's lookups in cache_requests
 # One LLM request: a fraction of a second from a cache-warm local model, tens of seconds from a
 # busy hosted one.
@@ -227,8 +227,10 @@ class Metrics:
         )
         self.judge_verdicts = Counter(
             "veriproxy_judge_verdicts_total",
-            "Judged claims: the judge agreed with the bundled verdict, overturned it, or quoted "
-            "words not in the evidence (quote_rejected: the bundled verdict stands).",
+            "Judged claims: the judge agreed with the bundled verdict, overturned it, quoted "
+            "words not in the evidence (quote_rejected), or called supported what a "
+            "deterministic check failed (check_failed); in the last two the bundled verdict "
+            "stands.",
             ["outcome"],
             registry=r,
         )

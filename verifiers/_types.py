@@ -125,6 +125,9 @@ class EscalationOutcome(StrEnum):
 
     JUDGED = "judged"  # the judge's verdict stands: its quote is in the evidence it cited
     QUOTE_REJECTED = "quote_rejected"  # its quote is not in that evidence: bundled verdict kept
+    # It called the claim supported, but a deterministic check (numbers, direction, negation)
+    # failed on it: the bundled verdict is kept, a judge never outvotes a stated number.
+    CHECK_FAILED = "check_failed"
     JUDGE_ERROR = "judge_error"  # judge down, slow or malformed: bundled verdict kept
     BUDGET = "budget"  # not sent: the tenant's judge token budget is spent
     MAX_CLAIMS = "max_claims"  # not sent: more claims matched than ``max_claims``
@@ -215,6 +218,7 @@ class EscalationSummary:
     judged: int = 0  # judge verdicts that stand
     overturned: int = 0  # of those, verdicts that differ from the bundled model's
     quote_rejected: int = 0
+    check_failed: int = 0  # judge "supported" verdicts a failed deterministic check kept out
     cached: int = 0
     requests: int = 0
     # Claims a rule matched that were not sent: ``budget`` / ``max_claims`` -> count.

@@ -179,7 +179,10 @@ def test_judge_series_start_at_zero() -> None:
             ("ok", "timeout", "unreachable", "malformed"),
         ),
         "veriproxy_judge_tokens_total": ("kind", ("prompt", "completion")),
-        "veriproxy_judge_verdicts_total": ("outcome", ("agree", "overturn", "quote_rejected")),
+        "veriproxy_judge_verdicts_total": (
+            "outcome",
+            ("agree", "overturn", "quote_rejected", "check_failed"),
+        ),
     }
     for name, (label, values) in expected.items():
         assert samples(metrics, name) == {((label, v),): 0.0 for v in values}, name

@@ -391,7 +391,15 @@ class EscalationRun:
         if ruling.outcome is EscalationOutcome.QUOTE_REJECTED:
             self._cascade.observer.on_verdict("quote_rejected")
             self._count(quote_rejected=1)
-        if ruling.outcome is not EscalationOutcome.JUDGED or ruling.verdict is None:
+        if (
+            ruling.outcome is EscalationOutcome.JUDGED
+            and ruling.verdict is Verdict.SUPPORTED
+            and any(not check.passed for check in claim.checks)
+        ):
+            note = replace(note, outcome=EscalationOutcome.CHECK_FAILED)
+            self._cascade.observer.on_verdict("check_failed")
+            self._count(check_failed=1)
+        if note.outcome is not EscalationOutcome.JUDGED or ruling.verdict is None:
             return replace(claim, escalation=note)
         overturned = ruling.verdict is not claim.verdict
         self._cascade.observer.on_verdict("overturn" if overturned else "agree")

@@ -227,3 +227,20 @@ def test_a_spent_budget_leaves_the_bundled_verdict(
     note = out[0].claims[0].escalation
     assert note is not None and note.outcome is EscalationOutcome.BUDGET
     assert summary.escalation_skipped == {"budget": 1} and summary.escalated == 0
+
+
+def test_a_judge_never_outvotes_a_failed_number_check(
+    emulator: RunningEmulator, verifier: Verifier, evidence: list[Evidence], bundled: Any
+) -> None:
+    """The tenfold dose: the numbers check found 200 mg stated as 20mg. A judge that calls it
+    supported, with a real quote, does not get to clear it."""
+    dose = bundled[1]
+    assert any(c.name == "numbers" and not c.passed for c in dose.claims[0].checks)
+    emulator.emulator.reply = judge_reply("supported", quote="bupivacaine 20mg plus morphine")
+    out, summary = escalate(emulator, verifier, evidence, [dose])
+    assert out[0].verdict is Verdict.CONTRADICTED
+    assert out[0].decided_by == verifier.nli.version
+    note = out[0].claims[0].escalation
+    assert note is not None and note.outcome is EscalationOutcome.CHECK_FAILED
+    assert note.verdict is Verdict.SUPPORTED and note.quote
+    assert (summary.judged, summary.check_failed) == (0, 1)
