@@ -114,7 +114,7 @@ class EvidenceSpan:
 class CheckResult:
     """A deterministic check (numbers, negation, quote) beside NLI."""
 
-    name: str  # numbers | unstated_number | negation | direction | quote
+    name: str  # numbers | unstated_number | negation | direction | entity | quote
     passed: bool
     detail: str
     pmid: str | None = None

@@ -179,7 +179,7 @@ class WindowSelector:
     ) -> list[list[Window]]:
         """``candidates[i]`` is the evidence claim ``i`` may be checked against."""
         records = {ev.pmid: ev for group in candidates for ev in group}
-        forms = {pmid: self._forms(ev) for pmid, ev in records.items()}
+        forms = {pmid: self.abbreviations(ev) for pmid, ev in records.items()}
         windows = {
             pmid: [
                 (w, Abbreviations.expand(content_tokens(w.text), forms[pmid]))
@@ -209,7 +209,9 @@ class WindowSelector:
             chosen.append(scored[: self.max_windows])
         return chosen
 
-    def _forms(self, evidence: Evidence) -> dict[str, frozenset[str]]:
+    def abbreviations(self, evidence: Evidence) -> dict[str, frozenset[str]]:
+        """The short forms ``evidence`` defines: short-form token -> its long form's content
+        tokens (cached per abstract; empty with abbreviation detection off)."""
         return {} if self._abbreviations is None else self._abbreviations.of(evidence)
 
     def _claim_vectors(self, claims: Sequence[str]) -> NDArray[np.float32] | None:

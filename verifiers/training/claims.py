@@ -8,6 +8,8 @@ import random
 import re
 from collections.abc import Callable
 
+from verifiers.checks.entities import drugs, symbols
+
 _BE = {"is", "are", "was", "were"}
 _DO = {"do", "does", "did"}
 _HAVE = {"has", "have", "had"}
@@ -180,16 +182,6 @@ _HEDGES = {
     "putative": "established",
     "unclear": "clear",
 }
-# Entity-like tokens: symbols (IL-6, BRCA1, CX3CR1, SARS-CoV-2, HbA1c: a capital, then a digit
-# or another capital; hyphenated words such as "-deficient" are not part of them) and drug
-# names by their stems.
-_TOKEN = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*")
-_LOWER_RUN = re.compile(r"[a-z]{4,}")
-_DRUG = re.compile(
-    r"(?<![\w-])[a-z]{3,}(?:mab|nib|vir|pril|sartan|olol|statin|azole|cillin|mycin|cycline"
-    r"|floxacin|profen|caine|parin|gliptin|glitazone|formin|oxetine|afil|dronate|setron"
-    r"|triptan|zepam|azepam|tidine|prazole|platin|taxel|rubicin|mustine|lukast)(?![\w-])"
-)
 
 
 def negate(claim: str) -> str | None:
@@ -238,7 +230,7 @@ def swap_entity(claim: str, context: str, rng: random.Random) -> str | None:
     """Replace an entity of the claim (a gene or protein symbol, a drug) with another of the
     same kind from ``context``, the abstract it came from: the classic confusion of a model
     that read the right abstract (the comparator for the drug, one gene for another)."""
-    kinds = [_symbols, _drugs]
+    kinds = [symbols, drugs]
     rng.shuffle(kinds)
     for find in kinds:
         mine = find(claim)
@@ -248,25 +240,6 @@ def swap_entity(claim: str, context: str, rng: random.Random) -> str | None:
             start, end, _ = rng.choice(mine)
             return claim[:start] + rng.choice(others) + claim[end:]
     return None
-
-
-def _symbols(text: str) -> list[tuple[int, int, str]]:
-    found = []
-    for m in _TOKEN.finditer(text):
-        parts: list[str] = []
-        for part in m.group(0).split("-"):
-            if _LOWER_RUN.search(part):
-                break
-            parts.append(part)
-        symbol = "-".join(parts)
-        capitals = sum(c.isupper() for c in symbol)
-        if len(symbol) >= 3 and capitals and (capitals >= 2 or any(c.isdigit() for c in symbol)):
-            found.append((m.start(), m.start() + len(symbol), symbol))
-    return found
-
-
-def _drugs(text: str) -> list[tuple[int, int, str]]:
-    return [(m.start(), m.end(), m.group(0)) for m in _DRUG.finditer(text)]
 
 
 def change_number_word(claim: str) -> str | None:

@@ -2,8 +2,8 @@
 on real Unicode (µ/μ, middle-dot decimals, full-width forms, odd punctuation, long sentences).
 
 Each sentence of each text is checked as a claim against the text's sentences as evidence:
-every quantity it states must then be found, and no direction flip can fire. The negation
-check runs too (no exception); its own cases are in test_check_negation.py."""
+every quantity and every entity it names must then be found, and no direction flip can fire.
+The negation check runs too (no exception); its own cases are in test_check_negation.py."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from verifiers.checks import check_direction, check_negation, check_numbers, extract_quantities
+from verifiers.checks.entities import check_entities
 from verifiers.training.benchmarks import split_sentences
 
 DATA = Path(os.environ.get("VERIPROXY_DATA", Path(__file__).parents[4] / "shared" / "data"))
@@ -90,5 +91,7 @@ def test_checks_run_on_every_text(source: Path) -> None:
             direction = check_direction(sentence, evidence)
             assert direction is None or direction.passed, (sentence[:200], direction)
             check_negation(sentence, evidence)
+            entities = check_entities(sentence, evidence)
+            assert entities is None or entities.passed, (sentence[:200], entities)
             checked += 1
     assert checked > 0

@@ -1,0 +1,57 @@
+"""The entity check on real abstracts (SciFact corpus): a claim's gene symbols and drug names
+must be in the evidence that speaks to it, spelled out or as the short form the abstract
+defines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from verifiers.checks.entities import check_entities, drugs, symbols
+from verifiers.windows import WindowSelector, make_evidence
+
+FIXTURE = Path(__file__).parents[2] / "fixtures" / "verification" / "evidence.jsonl"
+RECORDS = {r["pmid"]: r for r in map(json.loads, FIXTURE.read_text().splitlines())}
+
+
+def _sentences(pmid: str) -> list[str]:
+    sentences: list[str] = RECORDS[pmid]["sentences"]
+    return sentences
+
+
+def test_symbols_and_drugs_as_abstracts_write_them() -> None:
+    text = "WT CD4(+) T cells, CX3CR1-deficient mice, IL-6, SARS-CoV-2, HbA1c and lymphoma-2."
+    assert [s for _, _, s in symbols(text)] == ["CD4", "CX3CR1", "IL-6", "SARS-CoV-2", "HbA1c"]
+    assert [d for _, _, d in drugs("Ibuprofen, then atorvastatin or trastuzumab.")] == [
+        "Ibuprofen",
+        "atorvastatin",
+        "trastuzumab",
+    ]
+
+
+def test_a_swapped_gene_is_not_in_the_evidence_for_the_claim() -> None:
+    asthma = _sentences("21366394")  # CX3CR1 in allergic asthma
+    window = next(s for s in asthma if "CX3CR1-deficient mice" in s)
+    evidence = [("21366394", window)]
+    kept = check_entities(window, evidence)
+    assert kept is not None and kept.passed and kept.pmid == "21366394"
+    swapped = window.replace("CX3CR1", "CD4", 1)
+    failed = check_entities(swapped, evidence)
+    assert failed is not None and not failed.passed and "CD4" in failed.detail
+
+
+def test_a_short_form_the_abstract_defines_counts_spelled_out() -> None:
+    record = RECORDS["1568684"]  # chenodeoxycholic acid (CDCA) and brown adipose tissue (BAT)
+    evidence = make_evidence(record["pmid"], record["title"], record["sentences"])
+    forms = {evidence.pmid: WindowSelector().abbreviations(evidence)}
+    spelled_out = [(evidence.pmid, "Oral chenodeoxycholic acid increased brown fat activity.")]
+    claim = "CDCA increased brown fat activity."
+    result = check_entities(claim, spelled_out, forms)
+    assert result is not None and result.passed
+    without_forms = check_entities(claim, spelled_out)
+    assert without_forms is not None and not without_forms.passed
+
+
+def test_generic_molecules_and_plain_sentences_name_no_entity() -> None:
+    assert check_entities("DNA damage was higher in smokers.", [("1", "Smokers differ.")]) is None
+    assert check_entities("Whole-body energy expenditure rose.", [("1", "It fell.")]) is None
