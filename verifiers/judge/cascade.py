@@ -254,7 +254,8 @@ class EscalationRun:
         return out
 
     def _cache_key(self, claim: str, windows: Sequence[Window]) -> str:
-        digest = hashlib.sha256()
+        # The instructions are part of the key: a changed prompt never reads an old ruling.
+        digest = hashlib.sha256(SYSTEM.encode())
         for part in (self._cascade.client.model, claim, *(f"{w.pmid}:{w.text}" for w in windows)):
             digest.update(part.encode())
             digest.update(b"\x00")
