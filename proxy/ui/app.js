@@ -90,6 +90,14 @@
   function addReport(value, docs) {
     report = value;
     for (const doc of docs || []) documents.set(doc.pmid, doc);
+    // Annotate mode asks the LLM judge when the answer is done: a sentence it re-decided has
+    // its final annotation in the report (the streamed one was the NLI model's alone).
+    const latest = new Map((value.sentences || []).map((s) => [s.index, s]));
+    for (const mark of marks) {
+      const judged = latest.get(mark.ann.index);
+      if (judged && judged.bundled_verdict && !mark.ann.bundled_verdict) mark.ann = judged;
+    }
+    renderAnswer();
     // A sentence withheld by a block in gate mode (and any after it) appears only in the report.
     const shown = new Set(marks.map((m) => m.ann.index));
     for (const s of value.sentences || []) {
@@ -212,6 +220,11 @@
     const rules = [`policy ${report.policy || "—"}`];
     if ((report.rules_fired || []).length) rules.push("rules fired: " + report.rules_fired.join(", "));
     if (report.error) rules.push("verification incomplete: " + report.error);
+    const judge = report.escalation;
+    if (judge) {
+      const failed = judge.judge_error ? `, failed: ${judge.judge_error}` : "";
+      rules.push(`LLM judge ${judge.judge}: ${judge.escalated} claims asked, ${judge.judged} decided, ${judge.overturned} overturned${failed}`);
+    }
     if (reviewNote) rules.push(reviewNote);
     $("rules").textContent = rules.join(" · ");
     // Every injected abstract when the report carries them, else the evidence it lists.
@@ -244,20 +257,46 @@
   }
 
   // A span's label agrees with the verdict of the claim it decided, and names what decided it:
-  // the NLI model, or a check (numbers, direction, negation) that overruled the model's reading.
+  // the NLI model, a check (numbers, direction, negation, entity) that overruled the model's
+  // reading, or the LLM judge, whose spans carry no probability of their own.
   const NLI_VERDICT = { entailment: "supported", contradiction: "contradicted", neutral: "unsupported" };
   const READS = { supported: "supports", contradicted: "contradicts", partially_supported: "partly supports" };
-  const OVERRULING = ["numbers", "unstated_number", "direction", "negation"];
+  const OVERRULING = ["numbers", "unstated_number", "direction", "negation", "entity"];
+  const JUDGE_PREFIX = "judge:";
   function spanReading(ann, span) {
     const same = (e) => e.pmid === span.pmid && e.start === span.start && e.end === span.end;
     const claim = (ann.claims || []).find((c) => (c.evidence || []).some(same));
     const verdict = claim ? claim.verdict : NLI_VERDICT[span.label];
+    const reads = READS[verdict] || "does not settle the claim";
+    if (claim && (claim.decided_by || "").startsWith(JUDGE_PREFIX)) {
+      const note = claim.escalation || {};
+      const quote = note.quote ? `, quoting “${note.quote}”` : "";
+      const alone = note.bundled_verdict ? `; the NLI model alone said ${words(note.bundled_verdict)}` : "";
+      return { verdict, text: `${reads} · decided by the LLM judge ${claim.decided_by.slice(JUDGE_PREFIX.length)}${quote}${alone} · characters ${span.start}–${span.end}` };
+    }
     const model = `${span.label} ${pct(span.score)}`;
     const checks = verdict === NLI_VERDICT[span.label] ? [] : ((claim && claim.checks) || []).filter((c) => !c.passed && OVERRULING.includes(c.name));
     const by = checks.length
       ? `decided by the ${checks.map((c) => words(c.name) + (c.detail ? ` check (${c.detail})` : " check")).join(" and the ")}; the NLI model alone read ${model}`
       : `decided by the NLI model (${model})`;
-    return { verdict, text: `${READS[verdict] || "does not settle the claim"} · ${by} · characters ${span.start}–${span.end}` };
+    return { verdict, text: `${reads} · ${by} · characters ${span.start}–${span.end}` };
+  }
+
+  // What became of a claim an escalation rule sent (or meant to send) to the LLM judge.
+  function escalationText(claim) {
+    const note = claim.escalation;
+    if (!note) return "";
+    const said = note.verdict ? words(note.verdict) : "nothing";
+    const kept = `the NLI model's ${words(note.bundled_verdict)} stands`;
+    const texts = {
+      judged: `decided by the LLM judge ${note.judge} (the NLI model alone: ${words(note.bundled_verdict)})`,
+      quote_rejected: `the LLM judge said ${said}, but its quote is not in the evidence: ${kept}`,
+      check_failed: `the LLM judge said ${said}, but a check failed: ${kept}`,
+      judge_error: `the LLM judge failed (${note.reason}): ${kept}`,
+      budget: `not sent to the LLM judge: the judge budget is spent`,
+      max_claims: `not sent to the LLM judge: more claims than max_claims`,
+    };
+    return " · " + (texts[note.outcome] || note.outcome);
   }
 
   function detailContent(ann) {
@@ -277,7 +316,7 @@
     if ((ann.rules_fired || []).length) body.push(el("p", { className: "meta", textContent: "rules fired: " + ann.rules_fired.join(", ") }));
     if ((ann.claims || []).length) {
       body.push(el("h4", { textContent: "Claims" }));
-      body.push(el("ul", {}, ...ann.claims.map((c) => el("li", { textContent: `${c.text || "(claim withheld)"} — ${words(c.verdict)}, harm ${c.harm}` }))));
+      body.push(el("ul", {}, ...ann.claims.map((c) => el("li", { textContent: `${c.text || "(claim withheld)"} — ${words(c.verdict)}, harm ${c.harm}${escalationText(c)}` }))));
     }
     const citations = ann.citations || [];
     if (citations.length) {

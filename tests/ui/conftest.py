@@ -1,6 +1,7 @@
 """Fixtures for the playground tests: the demo stack (emulator replaying the recorded answers,
-a real proxy with retrieval and verification), the same stack behind proxy keys with an audit
-log that keeps text (for the reviewer role), and headless Chromium driven by Selenium.
+a real proxy with retrieval and verification), the same stack with an LLM judge (a scripted
+emulator), the same stack behind proxy keys with an audit log that keeps text (for the
+reviewer role), and headless Chromium driven by Selenium.
 
 Browser tests skip, saying why, only when no Chromium binary is installed
 (``scripts/services.sh`` installs it and its driver)."""
@@ -25,11 +26,13 @@ from proxy.cli.demo import Replay, demo_config, load_recorded
 from proxy.config import Settings, settings_from_mapping
 from proxy.emulator import Emulator
 from proxy.server_thread import RunningProxy, ServerThread
+from tests.verifiers.judge.scripted import judge_reply
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
 ARTIFACTS = Path(__file__).parents[1] / "artifacts"
 VERIFY_TIMEOUT_S = 120
+JUDGE = "judge-llm"  # the judged stack's models: entry for its LLM judge
 CHROMIUM_FLAGS = (
     "--headless",
     "--no-sandbox",
@@ -50,9 +53,14 @@ def demo_upstream() -> Iterator[str]:
         yield upstream.url
 
 
-def _demo_stack(upstream: str, **extra: Any) -> tuple[Starlette, Settings]:
+def _demo_stack(
+    upstream: str, escalate: dict[str, Any] | None = None, **extra: Any
+) -> tuple[Starlette, Settings]:
     raw: dict[str, Any] = demo_config(f"{upstream}/v1")
     raw["verification"]["verifier"] = {"nli": {"name": "bundled", "threads": 1}}
+    if escalate is not None:
+        raw["verification"]["verifier"]["escalate"] = escalate
+    raw.setdefault("models", {}).update(extra.pop("models", {}))
     # A shared CI machine can take longer than the default 20 s to verify an answer; the tests
     # are about what the page shows of a verified answer, not about the timeout.
     raw["verification"]["timeout_seconds"] = VERIFY_TIMEOUT_S
@@ -67,6 +75,21 @@ def demo_proxy(demo_upstream: str) -> Iterator[RunningProxy]:
     app, settings = _demo_stack(demo_upstream)
     with ServerThread(app) as server:
         yield RunningProxy(app, settings, server.url)
+
+
+@pytest.fixture(scope="session")
+def judged_proxy(demo_upstream: str) -> Iterator[RunningProxy]:
+    """The demo stack with every claim escalated to an LLM judge: a second emulator, scripted
+    to call every claim supported, quoting the first window it was shown."""
+    judge = Emulator(reply=judge_reply("supported"))
+    with ServerThread(judge.app()) as judge_server:
+        app, settings = _demo_stack(
+            demo_upstream,
+            escalate={"judge": JUDGE, "when": [{"name": "every_claim", "confidence_below": 1.0}]},
+            models={JUDGE: {"base_url": f"{judge_server.url}/v1", "api_key": "sk-judge"}},
+        )
+        with ServerThread(app) as server:
+            yield RunningProxy(app, settings, server.url)
 
 
 @dataclass(frozen=True, slots=True)

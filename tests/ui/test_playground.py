@@ -24,7 +24,7 @@ from proxy.cli.demo import DEMO_MODEL, RecordedAnswer, load_recorded
 from proxy.data import DEMO_INDEX
 from proxy.server_thread import RunningEmulator, RunningProxy
 from tests.conftest import ProxyFactory
-from tests.ui.conftest import ARTIFACTS, ReviewedProxy
+from tests.ui.conftest import ARTIFACTS, JUDGE, ReviewedProxy
 
 IBUPROFEN, ETORICOXIB, AMOXAPINE, IGM = load_recorded()
 # style.css, light scheme: the background of each verdict.
@@ -362,3 +362,28 @@ def test_other_keys_never_get_the_withheld_words(
         assert "reviewer keys only" in browser.find_element(By.ID, "detail").text
     finally:
         browser.execute_script("localStorage.clear(); sessionStorage.clear()")
+
+
+def test_a_judged_sentence_names_the_judge_and_its_quote(
+    browser: Any, judged_proxy: RunningProxy
+) -> None:
+    """Every claim escalated to a judge that calls everything supported: the supported sentence
+    names the judge and its quote, not an NLI probability; the tenfold dose stays contradicted
+    because the numbers check failed, and the page says the judge was overruled."""
+    _open(browser, judged_proxy)
+    _ask(browser, IBUPROFEN)
+    sentences = _sentences(browser)
+    detail = browser.find_element(By.ID, "detail")
+    sentences[2].click()
+    assert sentences[2].get_attribute("data-verdict") == "contradicted"
+    assert "the LLM judge said supported, but a check failed" in detail.text
+    sentences[0].click()
+    assert sentences[0].get_attribute("data-verdict") == "supported"
+    box = detail.find_elements(By.CSS_SELECTOR, ".evidence")[0]
+    meta = box.find_element(By.CSS_SELECTOR, ".meta").text
+    assert meta.startswith(f"supports · decided by the LLM judge {JUDGE}, quoting \u201c"), meta
+    assert "entailment 100%" not in meta
+    assert f"decided by the LLM judge {JUDGE} (the NLI model alone: supported)" in detail.text
+    # The response panel sums up what the judge did: three claims asked, the dose overruled.
+    assert f"LLM judge {JUDGE}: 3 claims asked, 2 decided, 0 overturned" in _side(browser)
+    _shot(browser, "judged")
