@@ -2,8 +2,8 @@
 
 NLI models are known to miss a dropped or added "not" when the rest of the sentence matches word
 for word. This check finds the evidence sentence closest to the claim by content-word overlap
-and, when they are near copies, fails if exactly one of the claim and the matching clause of the
-evidence is negated.
+and, when they are near copies, compares them clause by clause: it fails if exactly one of a
+claim clause and the evidence clause it copies is negated.
 """
 
 from __future__ import annotations
@@ -26,6 +26,10 @@ _CLAUSE = re.compile(
     r"[,;:]\s+|\s+(?:but|whereas|while|although|suggesting|indicating|implying)\s+", re.IGNORECASE
 )
 NEAR_COPY = 0.6  # share of the claim's content words the evidence sentence must contain
+# Share of the matching evidence clause's content words a claim clause must contain: a short
+# claim ("The tradename of apixaban is Eliquis") shares two words with a long clause that has
+# its own negation ("... apixaban (Eliquis) ... does not require monitoring") without copying it.
+REVERSE_COPY = 0.3
 
 
 def is_negated(text: str) -> bool:
@@ -34,8 +38,10 @@ def is_negated(text: str) -> bool:
 
 
 def check_negation(claim: str, sentences: Sequence[tuple[str, str]]) -> CheckResult | None:
-    """Compare the claim with the closest of ``sentences`` (pairs of PMID and evidence text).
-    Returns None when no evidence sentence is a near copy (nothing to compare)."""
+    """Compare the claim with the closest of ``sentences`` (pairs of PMID and evidence text),
+    clause by clause: each clause of the claim against the evidence clause it copies, so "binds
+    at lysine 9 but not at lysine 4" is read against the same two clauses. Returns None when no
+    evidence clause is a near copy of a claim clause (nothing to compare)."""
     claim_tokens = content_tokens(claim)
     if not claim_tokens:
         return None
@@ -47,9 +53,23 @@ def check_negation(claim: str, sentences: Sequence[tuple[str, str]]) -> CheckRes
     if best is None:
         return None
     _, pmid, text = best
-    clause = max(_CLAUSE.split(text), key=lambda c: len(claim_tokens & content_tokens(c)))
-    claim_neg, evidence_neg = is_negated(claim), is_negated(clause)
-    if claim_neg == evidence_neg:
-        return CheckResult("negation", True, "same polarity as the closest evidence", pmid)
-    side = "claim" if claim_neg else "evidence"
-    return CheckResult("negation", False, f"negation flip: only the {side} is negated", pmid)
+    evidence = [(clause, content_tokens(clause)) for clause in _CLAUSE.split(text)]
+    compared = False
+    for clause in _CLAUSE.split(claim):
+        tokens = content_tokens(clause)
+        if not tokens:
+            continue
+        match, match_tokens = max(evidence, key=lambda e: len(tokens & e[1]))
+        shared = len(tokens & match_tokens)
+        if shared < NEAR_COPY * len(tokens) or shared < REVERSE_COPY * len(match_tokens):
+            continue
+        compared = True
+        claim_neg, evidence_neg = is_negated(clause), is_negated(match)
+        if claim_neg != evidence_neg:
+            side = "claim" if claim_neg else "evidence"
+            return CheckResult(
+                "negation", False, f"negation flip: only the {side} is negated", pmid
+            )
+    if not compared:
+        return None
+    return CheckResult("negation", True, "same polarity as the closest evidence", pmid)

@@ -36,3 +36,33 @@ def test_dropped_negation_fails() -> None:
 
 def test_unrelated_evidence_is_not_compared() -> None:
     assert check_negation("Statins do not lower LDL cholesterol.", EVIDENCE) is None
+
+
+# SciFact corpus doc 116792 (ODC-By): one clause affirmed, the next negated.
+RAPAMYCIN = [
+    (
+        "116792",
+        "Late rapamycin treatment, after termination of status epilepticus, blocked the chronic "
+        "phase of mTOR activation and reduced mossy fiber sprouting and epilepsy but not "
+        "neurogenesis or neuronal death.",
+    )
+]
+
+
+def test_clauses_are_compared_with_the_clauses_they_copy() -> None:
+    """"reduced sprouting but not neuronal death" keeps both polarities; comparing the whole
+    claim with one evidence clause called it a flip."""
+    claim = "Late rapamycin treatment reduced mossy fiber sprouting but not neuronal death."
+    result = check_negation(claim, RAPAMYCIN)
+    assert result is not None and result.passed
+    flipped = "Late rapamycin treatment did not reduce mossy fiber sprouting and epilepsy."
+    failed = check_negation(flipped, RAPAMYCIN)
+    assert failed is not None and not failed.passed
+    assert "only the claim is negated" in failed.detail
+
+
+def test_a_short_claim_is_no_copy_of_a_long_negated_clause() -> None:
+    # Two content words shared with a long clause that carries its own "not": not a copy (the
+    # whole-sentence comparison called this a flip).
+    claim = "Integrin shapes the phenotype."
+    assert check_negation(claim, EVIDENCE) is None
