@@ -238,7 +238,10 @@ def test_verifier_timeout_follows_on_verifier_error(
     )
     report = (completion.model_extra or {})["verification"]
     assert report["status"] != "verified"
-    assert "timed out" in report["error"]
+    # Either deadline may be the one that stops it: the session's, around the worker thread
+    # ("timed out"), or the verifier's own between sentence batches ("did not finish within"),
+    # whichever the scheduler lets act first.
+    assert "timed out" in report["error"] or "did not finish within" in report["error"]
     if blocked:
         assert report["status"] == status
         assert completion.choices[0].finish_reason == "content_filter"
