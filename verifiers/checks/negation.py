@@ -25,6 +25,14 @@ _CUES = re.compile(
 _CLAUSE = re.compile(
     r"[,;:]\s+|\s+(?:but|whereas|while|although|suggesting|indicating|implying)\s+", re.IGNORECASE
 )
+# Sentences that pose a question rather than report a finding: "We hypothesized that X
+# increases Y", "To determine whether X ...". A conclusion that negates them is the answer, not
+# a flip of the evidence.
+_AIM = re.compile(
+    r"\b(?:whether|hypothes[ie]s|hypothesi[sz]ed|aims?|aimed|objectives?|purpose"
+    r"|we (?:sought|tested|asked))\b|\?\s*$",
+    re.IGNORECASE,
+)
 NEAR_COPY = 0.6  # share of the claim's content words the evidence sentence must contain
 # Share of the matching evidence clause's content words a claim clause must contain: a short
 # claim ("The tradename of apixaban is Eliquis") shares two words with a long clause that has
@@ -47,6 +55,8 @@ def check_negation(claim: str, sentences: Sequence[tuple[str, str]]) -> CheckRes
         return None
     best: tuple[float, str, str] | None = None
     for pmid, text in sentences:
+        if _AIM.search(text):
+            continue
         overlap = len(claim_tokens & content_tokens(text)) / len(claim_tokens)
         if overlap >= NEAR_COPY and (best is None or overlap > best[0]):
             best = (overlap, pmid, text)

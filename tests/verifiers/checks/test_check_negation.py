@@ -50,7 +50,7 @@ RAPAMYCIN = [
 
 
 def test_clauses_are_compared_with_the_clauses_they_copy() -> None:
-    """"reduced sprouting but not neuronal death" keeps both polarities; comparing the whole
+    """ "reduced sprouting but not neuronal death" keeps both polarities; comparing the whole
     claim with one evidence clause called it a flip."""
     claim = "Late rapamycin treatment reduced mossy fiber sprouting but not neuronal death."
     result = check_negation(claim, RAPAMYCIN)
@@ -66,3 +66,20 @@ def test_a_short_claim_is_no_copy_of_a_long_negated_clause() -> None:
     # whole-sentence comparison called this a flip).
     claim = "Integrin shapes the phenotype."
     assert check_negation(claim, EVIDENCE) is None
+
+
+# PubMedQA 24625433 (MIT): the study's aim, and the finding that answers it.
+HFNC = [
+    ("24625433", "To study whether HFNC are noisier than bubble CPAP (BCPAP) for preterm infants."),
+    (
+        "24625433",
+        "A total of 21 HFNC and 13 BCPAP noise measurements were performed in 21 infants.",
+    ),
+]
+
+
+def test_a_conclusion_is_no_flip_of_the_question_it_answers() -> None:
+    """ "To study whether HFNC are noisier" asks; "HFNC are not noisier" answers. The aim has
+    no polarity of its own, so it is never the sentence a claim is compared with."""
+    claim = "At the gas flows studied, HFNC are not noisier than BCPAP for preterm infants."
+    assert check_negation(claim, HFNC) is None
