@@ -54,7 +54,7 @@ ANSWER = (
 
 # The children run the product's own entry points, without the CLI's command registry.
 EMULATOR_MAIN = (
-    "import sys, uvicorn; from proxy.emulator import Emulator; "
+    "import sys, uvicorn; from proxy.testing.emulator import Emulator; "
     "uvicorn.run(Emulator(reply=sys.argv[2]).app(), host='127.0.0.1', port=int(sys.argv[1]), "
     "log_level='warning', access_log=False)"
 )

@@ -41,10 +41,10 @@ from starlette.applications import Starlette
 from proxy.app import create_app
 from proxy.audit import AuditLog, JsonlSink, RedisStreamSink, ResponseContext, ResponseRecorder
 from proxy.config import settings_from_mapping
-from proxy.emulator import Emulator
 from proxy.extensions import Extensions, RequestContext
 from proxy.metrics import Metrics
 from proxy.state import RedisLink, RedisSettings
+from proxy.testing.emulator import Emulator
 from verifiers import (
     Citation,
     ReportStatus,

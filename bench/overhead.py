@@ -3,7 +3,7 @@
     python bench/overhead.py [--requests 300] [--concurrency 32] [--concurrent-requests 960]
                              [--no-litellm] [--litellm-bin PATH] [--features]
 
-Starts child processes on loopback: the upstream emulator (``python -m proxy.emulator``),
+Starts child processes on loopback: the upstream emulator (``python -m proxy.testing.emulator``),
 ``veriproxy serve`` in front of it (keyless on loopback, default settings; retrieval and
 verification off unless ``--features``, so this measures the proxy core), and -- when the
 ``litellm`` CLI can run its proxy (``litellm[proxy]``) -- ``litellm --config`` on the same
@@ -276,7 +276,7 @@ def main() -> None:
             f"    litellm_params: {{model: openai/bench, api_base: '{emu_url}', "
             "api_key: sk-bench}\n"
         )
-        emu_cmd = [sys.executable, "-m", "proxy.emulator", "--port", str(emu_port),
+        emu_cmd = [sys.executable, "-m", "proxy.testing.emulator", "--port", str(emu_port),
                    "--reply", REPLY]  # fmt: skip
         proxy_cmd = [sys.executable, "-m", "proxy", "serve"]
         litellm_cmd = [args.litellm_bin, "--config", str(litellm_config),

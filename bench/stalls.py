@@ -36,8 +36,8 @@ from realtext import DEFAULT_DATA_DIR, real_texts
 
 from proxy.app import create_app
 from proxy.config import settings_from_mapping
-from proxy.emulator import Emulator
-from proxy.server_thread import ServerThread
+from proxy.testing.emulator import Emulator
+from proxy.testing.server_thread import ServerThread
 
 
 def main() -> int:

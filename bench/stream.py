@@ -48,8 +48,8 @@ sys.path.insert(0, str(Path(__file__).parents[1]))  # for the tests' scripted ju
 from overhead import base_env, child, free_port, pct, print_table
 
 from policies.store import PRESETS_DIR
-from proxy.emulator import Emulator
-from proxy.server_thread import ServerThread
+from proxy.testing.emulator import Emulator
+from proxy.testing.server_thread import ServerThread
 from tests.verifiers.judge.scripted import judge_reply
 
 ROOT = Path(__file__).parents[1]
@@ -206,7 +206,13 @@ def main() -> None:
         config.write_text(
             json.dumps(proxy_config(proxy_port, upstream, judge_url, Path(tmp, "policies")))
         )
-        emulator_cmd = [sys.executable, "-m", "proxy.emulator", "--port", str(emulator_port)]
+        emulator_cmd = [
+            sys.executable,
+            "-m",
+            "proxy.testing.emulator",
+            "--port",
+            str(emulator_port),
+        ]
         emulator_cmd += ["--reply", ANSWER]
         emulator_url = f"http://127.0.0.1:{emulator_port}/v1/models"
         stack.enter_context(child(emulator_cmd, env, emulator_url, "emulator"))

@@ -1,6 +1,6 @@
 """Shared end-to-end fixtures: a real upstream emulator and a real proxy, both on loopback.
 
-* ``emulator`` -- :class:`proxy.emulator.Emulator` served by uvicorn on a free port. Use
+* ``emulator`` -- :class:`proxy.testing.emulator.Emulator` served by uvicorn on a free port. Use
   ``emulator.base_url`` as an OpenAI ``base_url``; ``emulator.emulator.reply`` sets the answer;
   ``emulator.stats`` records requests and stream cancellations.
 * ``proxy_factory(config=None, **create_app_kwargs)`` -- starts a proxy whose default upstream
@@ -19,8 +19,8 @@ import pytest
 
 from proxy.app import create_app
 from proxy.config import settings_from_mapping
-from proxy.emulator import Emulator
-from proxy.server_thread import RunningEmulator, RunningProxy, ServerThread
+from proxy.testing.emulator import Emulator
+from proxy.testing.server_thread import RunningEmulator, RunningProxy, ServerThread
 
 ProxyFactory = Callable[..., RunningProxy]
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from starlette.types import Receive, Scope, Send
 
-from proxy.server_thread import ServerThread
+from proxy.testing.server_thread import ServerThread
 
 Body = Callable[[], AsyncIterator[bytes]]
 

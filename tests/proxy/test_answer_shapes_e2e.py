@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from proxy.server_thread import RunningEmulator, RunningProxy, ServerThread
+from proxy.testing.server_thread import RunningEmulator, RunningProxy, ServerThread
 from tests.conftest import ProxyFactory
 from tests.proxy.ibuprofen import DOCUMENTS, FABRICATED, QUESTION, SUPPORTED, WRONG_DOSE
 

@@ -15,7 +15,7 @@ import pytest
 
 from proxy.auth import FileKeyStore, exposure_problem, is_loopback, new_key
 from proxy.cli import serve
-from proxy.server_thread import RunningEmulator, RunningProxy
+from proxy.testing.server_thread import RunningEmulator, RunningProxy
 from tests.conftest import ProxyFactory
 
 UPSTREAM_KEY = "sk-upstream-0123456789abcdefSECRET"

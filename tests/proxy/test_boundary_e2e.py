@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from proxy.server_thread import RunningProxy
+from proxy.testing.server_thread import RunningProxy
 from tests.conftest import ProxyFactory
 from tests.proxy.hostile_upstream import chunk, completion, hostile_upstream, sse
 from tests.proxy.test_verify_route import model_dir  # noqa: F401 -- the tiny NLI model fixture

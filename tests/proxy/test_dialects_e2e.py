@@ -17,7 +17,7 @@ import pytest
 
 from proxy.dialects import SENTENCE_EVENT
 from proxy.evidence.inject import CONTRACT
-from proxy.server_thread import RunningEmulator, RunningProxy
+from proxy.testing.server_thread import RunningEmulator, RunningProxy
 from tests.conftest import ProxyFactory, sdk_client
 
 ANSWER = "Aspirin reduces fever in adults [PMID:1]. The moon is made of green cheese."

@@ -7,8 +7,8 @@ import json
 import httpx
 import openai
 
-from proxy.emulator import Emulator, RecordedReplies
-from proxy.server_thread import RunningEmulator, ServerThread
+from proxy.testing.emulator import Emulator, RecordedReplies
+from proxy.testing.server_thread import RunningEmulator, ServerThread
 from tests.conftest import sdk_client
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from proxy.server_thread import RunningEmulator
+from proxy.testing.server_thread import RunningEmulator
 from tests.proxy import test_eval_nli
 from tests.proxy.test_eval_nli import run_cli
 from tests.verifiers.judge.scripted import judge_reply

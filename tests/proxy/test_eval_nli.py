@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from proxy.server_thread import RunningEmulator
+from proxy.testing.server_thread import RunningEmulator
 from tests.verifiers.judge.scripted import judge_reply
 
 REPO = Path(__file__).parents[2]

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from proxy.server_thread import RunningEmulator, RunningProxy
+from proxy.testing.server_thread import RunningEmulator, RunningProxy
 from tests.conftest import ProxyFactory
 from tests.proxy.test_verify_route import model_dir  # noqa: F401 -- the tiny NLI model fixture
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from proxy.server_thread import RunningEmulator, RunningProxy
+from proxy.testing.server_thread import RunningEmulator, RunningProxy
 from tests.conftest import ProxyFactory
 
 WAIT_S = 5.0

@@ -19,7 +19,7 @@ from proxy.ingest import Article, sentence_spans
 from proxy.retrieval import HybridRetriever
 from proxy.retrieval.eutils import EutilsConfig, EutilsRetriever
 from proxy.retrieval.sqlite_store import SqliteIndex
-from proxy.server_thread import RunningEmulator
+from proxy.testing.server_thread import RunningEmulator
 from tests.conftest import ProxyFactory
 from tests.proxy.test_verify_route import model_dir  # noqa: F401 -- the tiny NLI model fixture
 from verifiers.embed import Encoder

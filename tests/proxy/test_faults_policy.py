@@ -9,7 +9,7 @@ from pathlib import Path
 
 import httpx
 
-from proxy.server_thread import RunningEmulator
+from proxy.testing.server_thread import RunningEmulator
 from tests.conftest import ProxyFactory
 from tests.proxy.test_verify_route import model_dir  # noqa: F401 -- the tiny NLI model fixture
 

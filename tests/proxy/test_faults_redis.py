@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 
 from proxy.auth import RedisKeyStore, new_key
-from proxy.server_thread import RunningEmulator
+from proxy.testing.server_thread import RunningEmulator
 from tests.conftest import ProxyFactory
 from tests.proxy.redis_helpers import private_redis
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from proxy.server_thread import RunningEmulator
+from proxy.testing.server_thread import RunningEmulator
 from tests.conftest import ProxyFactory
 
 CLAIM = "Metformin lowers HbA1c in adults with type 2 diabetes [PMID:1]."

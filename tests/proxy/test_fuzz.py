@@ -21,8 +21,8 @@ from bench.realtext import real_texts
 from proxy.app import create_app
 from proxy.auth import AuthMiddleware, FileKeyStore
 from proxy.config import settings_from_mapping
-from proxy.emulator import Emulator
-from proxy.server_thread import ServerThread
+from proxy.testing.emulator import Emulator
+from proxy.testing.server_thread import ServerThread
 from tests.proxy.test_verify_route import model_dir  # noqa: F401 -- the tiny NLI model fixture
 
 # Fields the emulator itself interprets; a real provider answers 400 to junk in them, the

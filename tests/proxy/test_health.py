@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from proxy.server_thread import RunningEmulator, RunningProxy
+from proxy.testing.server_thread import RunningEmulator, RunningProxy
 
 
 def test_ready_when_checks_pass(proxy: RunningProxy) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from proxy.server_thread import RunningEmulator, RunningProxy
+from proxy.testing.server_thread import RunningEmulator, RunningProxy
 from tests.conftest import sdk_client
 from tests.proxy.ibuprofen import DOCUMENTS, QUESTION, SUPPORTED, VERIFICATION
 from tests.proxy.redis_helpers import SHARED_URL, delete_prefix, free_port, fresh_prefix

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from proxy.auth import FileKeyStore, new_key
-from proxy.server_thread import RunningEmulator, RunningProxy
+from proxy.testing.server_thread import RunningEmulator, RunningProxy
 from tests.conftest import ProxyFactory
 
 _USER = {"role": "user", "content": "hi"}

@@ -15,7 +15,7 @@ import openai
 import pytest
 import respx
 
-from proxy.server_thread import RunningProxy
+from proxy.testing.server_thread import RunningProxy
 from tests.conftest import sdk_client
 
 ANTHROPIC_URL = "https://api.anthropic.com/v1/messages"

@@ -26,7 +26,7 @@ from proxy.metrics import (
     Metrics,
     upstream_error_kind,
 )
-from proxy.server_thread import RunningEmulator
+from proxy.testing.server_thread import RunningEmulator
 from tests.conftest import ProxyFactory
 from verifiers import ReportStatus, Verdict
 

@@ -17,7 +17,7 @@ import pytest
 from proxy.auth import FileKeyStore, new_key
 from proxy.passthrough import _Relay
 from proxy.scrub import Scrubber
-from proxy.server_thread import RunningEmulator, RunningProxy
+from proxy.testing.server_thread import RunningEmulator, RunningProxy
 from tests.conftest import ProxyFactory, sdk_client
 
 UPSTREAM_KEY = "sk-upstream-passthrough-0123456789SECRET"

@@ -17,7 +17,7 @@ import httpx
 import pytest
 from redis_helpers import SHARED_URL, delete_prefix, free_port, fresh_prefix
 
-from proxy.server_thread import RunningEmulator
+from proxy.testing.server_thread import RunningEmulator
 
 ROOT = Path(__file__).parents[2]
 STARTUP_S = 120.0

@@ -20,7 +20,7 @@ import openai
 import pytest
 
 from proxy.auth import FileKeyStore, new_key
-from proxy.server_thread import RunningEmulator, RunningProxy
+from proxy.testing.server_thread import RunningEmulator, RunningProxy
 from tests.conftest import ProxyFactory
 from tests.proxy.ibuprofen import DOC, DOCUMENTS, FABRICATED, QUESTION, SUPPORTED, VERIFICATION
 from tests.proxy.redis_helpers import SHARED_URL, delete_prefix, fresh_prefix

@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from proxy.server_thread import RunningEmulator
+from proxy.testing.server_thread import RunningEmulator
 
 pytestmark = pytest.mark.slow  # starts a Python process
 

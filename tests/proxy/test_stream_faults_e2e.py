@@ -8,7 +8,7 @@ import httpx
 import openai
 import pytest
 
-from proxy.server_thread import RunningEmulator, RunningProxy
+from proxy.testing.server_thread import RunningEmulator, RunningProxy
 from tests.conftest import sdk_client
 
 MESSAGES = [{"role": "user", "content": "one two three four five six seven eight"}]

@@ -13,7 +13,7 @@ import httpx
 import openai
 import pytest
 
-from proxy.server_thread import RunningEmulator, RunningProxy
+from proxy.testing.server_thread import RunningEmulator, RunningProxy
 from tests.conftest import ProxyFactory
 from tests.proxy.ibuprofen import DOCUMENTS, FABRICATED, QUESTION, SUPPORTED, VERIFICATION
 

@@ -17,7 +17,7 @@ import openai
 import pytest
 from pydantic import BaseModel
 
-from proxy.server_thread import RunningEmulator, RunningProxy
+from proxy.testing.server_thread import RunningEmulator, RunningProxy
 from tests.conftest import ProxyFactory
 from tests.proxy.ibuprofen import (
     DOCUMENTS,

@@ -12,8 +12,8 @@ import httpcore
 import httpx
 import pytest
 
-from proxy.emulator import Emulator
-from proxy.server_thread import ServerThread
+from proxy.testing.emulator import Emulator
+from proxy.testing.server_thread import ServerThread
 from proxy.upstream._network import CoalescingBackend
 
 MESSAGES = [{"role": "user", "content": "hello"}]

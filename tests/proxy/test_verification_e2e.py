@@ -14,7 +14,7 @@ import jsonschema
 import openai
 import pytest
 
-from proxy.server_thread import RunningEmulator, RunningProxy
+from proxy.testing.server_thread import RunningEmulator, RunningProxy
 from tests.conftest import sdk_client
 from tests.proxy.ibuprofen import DOC, DOCUMENTS, FABRICATED, QUESTION, SUPPORTED, WRONG_DOSE
 

@@ -14,7 +14,7 @@ import openai
 import pytest
 
 from proxy.cli import main
-from proxy.server_thread import RunningEmulator, RunningProxy
+from proxy.testing.server_thread import RunningEmulator, RunningProxy
 from tests.conftest import ProxyFactory, sdk_client
 from tests.proxy.ibuprofen import DOCUMENTS, QUESTION, SUPPORTED, WRONG_DOSE
 

@@ -12,7 +12,7 @@ import httpx
 import jsonschema
 import pytest
 
-from proxy.server_thread import RunningProxy
+from proxy.testing.server_thread import RunningProxy
 from verifiers.schema import load_schema
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "verification"

@@ -24,8 +24,8 @@ from proxy.app import create_app
 from proxy.auth import REVIEWER, FileKeyStore, new_key
 from proxy.cli.demo import Replay, demo_config, load_recorded
 from proxy.config import Settings, settings_from_mapping
-from proxy.emulator import Emulator
-from proxy.server_thread import RunningProxy, ServerThread
+from proxy.testing.emulator import Emulator
+from proxy.testing.server_thread import RunningProxy, ServerThread
 from tests.verifiers.judge.scripted import judge_reply
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

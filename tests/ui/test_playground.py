@@ -22,7 +22,7 @@ from policies import PolicyStore
 from proxy.auth import FileKeyStore, new_key
 from proxy.cli.demo import DEMO_MODEL, RecordedAnswer, load_recorded
 from proxy.data import DEMO_INDEX
-from proxy.server_thread import RunningEmulator, RunningProxy
+from proxy.testing.server_thread import RunningEmulator, RunningProxy
 from tests.conftest import ProxyFactory
 from tests.ui.conftest import ARTIFACTS, JUDGE, ReviewedProxy
 

@@ -20,7 +20,7 @@ import jsonschema
 from policies import PolicyStore
 from proxy.auth import FileKeyStore, new_key
 from proxy.cli.demo import DEMO_MODEL, load_recorded
-from proxy.server_thread import RunningProxy
+from proxy.testing.server_thread import RunningProxy
 from tests.conftest import ProxyFactory
 from tests.ui.conftest import ReviewedProxy
 from verifiers.schema import load_schema

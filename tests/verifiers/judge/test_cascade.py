@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from proxy.server_thread import RunningEmulator
 from proxy.state.cache import MemoryCache
 from proxy.state.ratelimit import MemoryRateLimiter
+from proxy.testing.server_thread import RunningEmulator
 from proxy.verification.judge import TenantTokenBudget
 from tests.proxy.ibuprofen import DOC, SUPPORTED, WRONG_DOSE
 from tests.verifiers.judge.scripted import judge_reply

@@ -24,7 +24,7 @@ from starlette.applications import Starlette
 from starlette.types import ASGIApp
 
 from proxy.config import Settings
-from proxy.emulator import Emulator, EmulatorStats
+from proxy.testing.emulator import Emulator, EmulatorStats
 
 STARTUP_TIMEOUT_S = 15.0
 

@@ -32,7 +32,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 if TYPE_CHECKING:
-    from proxy.emulator import Emulator
+    from proxy.testing.emulator import Emulator
 
 _TOKEN_SPLIT = " "
 

@@ -1,10 +1,10 @@
-"""A small, real OpenAI-compatible upstream for tests, benchmarks and the offline demo.
+"""A small, real OpenAI-compatible upstream for tests and benchmarks.
 
 ``Emulator(reply=...).app()`` is a Starlette app answering ``POST /v1/chat/completions``
 (streaming and not) and ``GET /v1/models`` in OpenAI's exact wire format, and the other routes
-of :mod:`proxy.emulator_api` (embeddings, moderations, files, completions, responses). Run
-it under uvicorn on loopback (see :mod:`proxy.server_thread`, or
-``python -m proxy.emulator --port 9100``).
+of :mod:`proxy.testing.emulator_api` (embeddings, moderations, files, completions, responses). Run
+it under uvicorn on loopback (see :mod:`proxy.testing.server_thread`, or
+``python -m proxy.testing.emulator --port 9100``).
 
 What it answers:
 
@@ -49,7 +49,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from proxy.emulator_api import ApiRoutes
+from proxy.testing.emulator_api import ApiRoutes
 
 Reply = str | Callable[[Mapping[str, Any]], str] | None
 MODE_HEADER = "x-emulator-mode"
