@@ -12,14 +12,8 @@ from proxy.protocol import ChatRequest
 from proxy.streaming import StreamChunk
 from proxy.testing.server_thread import RunningEmulator, RunningProxy
 from tests.conftest import sdk_client
-from verifiers.windows import make_evidence
 
 MESSAGES = [{"role": "user", "content": "Aspirin works. It thins blood."}]
-
-
-def cited(ctx: RequestContext) -> list[str]:
-    """What the preparer left for the later steps, as citation markers."""
-    return [f"PMID:{e.pmid}" for e in ctx.state.evidence]
 
 
 class InjectEvidence:
@@ -28,7 +22,7 @@ class InjectEvidence:
 
     async def prepare(self, request: ChatRequest, ctx: RequestContext) -> ChatRequest:
         self.seen.append(ctx)
-        ctx.state.evidence = (make_evidence("1", "Aspirin", "Aspirin thins blood."),)
+        ctx.attachments["evidence"] = ["PMID:1"]
         system = {"role": "system", "content": "Cite [PMID:1]."}
         return request.with_body(messages=[system, *request.messages])
 
@@ -61,7 +55,7 @@ class Annotate:
                 "created": 0,
                 "model": ctx.model,
                 "choices": [{"index": 0, "delta": {}, "finish_reason": None}],
-                "verification": {"report": cited(ctx)},
+                "verification": {"report": ctx.attachments["evidence"]},
             }
         )
 
@@ -83,7 +77,7 @@ class StopAfter:
 
 class AddVerification:
     async def finalise(self, completion: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
-        return {**completion, "verification": {"evidence": cited(ctx)}}
+        return {**completion, "verification": {"evidence": ctx.attachments["evidence"]}}
 
 
 def client(proxy: RunningProxy) -> openai.OpenAI:
