@@ -96,6 +96,17 @@ def decide_response(
     """Combine the sentence decisions with the response rules; ``error`` (verifier failure or
     timeout) is handled as the policy's ``on_verifier_error`` says, never as "verified"."""
     decisions = [decide_sentence(policy, s) for s in sentences]
+    return _combine(policy, sentences, decisions, risk, counts, error)
+
+
+def _combine(
+    policy: Policy,
+    sentences: Sequence[SentenceAnnotation],
+    decisions: Sequence[SentenceDecision],
+    risk: float,
+    counts: Mapping[str, int] | None,
+    error: str | None,
+) -> ResponseDecision:
     facts = _response_facts(sentences, risk, counts)
     fired_rules = [r for r in policy.response_rules if response_matches(r.when, facts)]
     actions = [d.action for d in decisions] + [r.action for r in fired_rules]
@@ -119,12 +130,23 @@ def apply_policy(policy: Policy, report: ResponseReport) -> ResponseReport:
     """The report with the policy's decisions recorded: each sentence's action and rules, and
     the response's action, enforced status, rules, policy name and shadow flag. Sentence text is
     left as verified (the audit log needs it); the proxy redacts what the client sees."""
-    decision = decide_report(policy, report)
+    return decide_and_apply(policy, report)[0]
+
+
+def decide_and_apply(
+    policy: Policy, report: ResponseReport
+) -> tuple[ResponseReport, ResponseDecision]:
+    """``apply_policy`` and ``decide_report`` at once, each sentence decided once (the proxy
+    needs both for every answer)."""
+    decisions = [decide_sentence(policy, s) for s in report.sentences]
+    decision = _combine(
+        policy, report.sentences, decisions, report.risk, report.counts, report.error
+    )
     sentences = tuple(
         dataclasses.replace(s, action=d.action, rules_fired=d.rules_fired)
-        for s, d in ((s, decide_sentence(policy, s)) for s in report.sentences)
+        for s, d in zip(report.sentences, decisions, strict=True)
     )
-    return dataclasses.replace(
+    applied = dataclasses.replace(
         report,
         sentences=sentences,
         status=decision.enforced_status,
@@ -134,6 +156,7 @@ def apply_policy(policy: Policy, report: ResponseReport) -> ResponseReport:
         shadow=policy.shadow,
         error=decision.note or report.error,
     )
+    return applied, decision
 
 
 def sentence_matches(when: SentenceWhen, sentence: SentenceAnnotation) -> bool:

@@ -32,6 +32,7 @@ def test_public_api_is_pinned() -> None:
         "SentenceWhen",
         "StreamMode",
         "apply_policy",
+        "decide_and_apply",
         "decide_report",
         "decide_response",
         "decide_sentence",

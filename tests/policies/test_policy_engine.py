@@ -6,6 +6,7 @@ import pytest
 
 from policies import (
     apply_policy,
+    decide_and_apply,
     decide_report,
     decide_response,
     decide_sentence,
@@ -248,6 +249,13 @@ def test_clinical_strict_preset_on_a_report() -> None:
         Action.REDACT,
     ]
     assert applied.sentences[1].text == report.sentences[1].text  # the audit keeps the text
+    # Both at once, each sentence decided once: the same report and decision.
+    assert decide_and_apply(policy, report) == (applied, decision)
+    failed = _report(*report.sentences, error="NLI backend down")
+    assert decide_and_apply(policy, failed) == (
+        apply_policy(policy, failed),
+        decide_report(policy, failed),
+    )
 
 
 def test_apply_policy_in_shadow_and_on_error() -> None:
