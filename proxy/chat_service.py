@@ -29,11 +29,12 @@ from proxy.errors import (
     error_body,
 )
 from proxy.extensions import NO_EXTENSIONS, Extensions, RequestContext
-from proxy.limits import DEFAULT_STREAM_SECONDS, StageTimeout
+from proxy.limits import StageTimeout
 from proxy.metrics import Metrics
 from proxy.protocol import ChatRequest
 from proxy.retry import DEFAULT_RETRY, RetryPolicy, with_retries
 from proxy.scrub import Scrubber
+from proxy.settings.limits import DEFAULT_STREAM_SECONDS
 from proxy.streaming import DONE, StreamChunk, error_event, json_bytes
 from proxy.upstream import UpstreamRouter
 

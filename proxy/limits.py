@@ -31,38 +31,14 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from proxy.errors import InvalidRequest, PayloadTooLarge, ProxyError
-from proxy.streaming import DEFAULT_MAX_EVENT_BYTES, DONE
+from proxy.settings.limits import Limits as Limits
+from proxy.streaming import DONE
 
-DEFAULT_MAX_MESSAGES = 1024
-DEFAULT_MAX_PROMPT_CHARS = 2_000_000
-DEFAULT_MAX_STREAMS_PER_KEY = 64
-DEFAULT_REQUEST_SECONDS = 900.0
-DEFAULT_STREAM_SECONDS = 1800.0
-DEFAULT_MAX_EVIDENCE_CHARS = 1_000_000
-DEFAULT_MAX_UPLOAD_BYTES = 512 * 1024 * 1024  # OpenAI's own file size limit
 # Body fields that bound the completion's length (the newer name first).
 MAX_TOKEN_FIELDS = ("max_completion_tokens", "max_tokens")
-
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    max_messages: int = DEFAULT_MAX_MESSAGES
-    max_prompt_chars: int = DEFAULT_MAX_PROMPT_CHARS
-    # Cap on the completion length a client may ask for; None = whatever the upstream allows.
-    max_tokens: int | None = None
-    max_streams_per_key: int = DEFAULT_MAX_STREAMS_PER_KEY
-    # From the request's arrival to the whole non-streaming answer, or to the stream's start.
-    request_seconds: float = DEFAULT_REQUEST_SECONDS
-    # From the stream's start to its end.
-    stream_seconds: float = DEFAULT_STREAM_SECONDS
-    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
-    max_evidence_chars: int = DEFAULT_MAX_EVIDENCE_CHARS
-    # Streamed (non-JSON) bodies of passed-through routes: file, audio and image uploads.
-    max_upload_bytes: int = DEFAULT_MAX_UPLOAD_BYTES
 
 
 class LimitExceeded(InvalidRequest):

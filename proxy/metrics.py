@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
 from itertools import product
 from re import Pattern
 
@@ -67,13 +66,6 @@ JUDGE_CACHE = "judge"  # the ``cache`` label of the judge's lookups in cache_req
 # One LLM request: a fraction of a second from a cache-warm local model, tens of seconds from a
 # busy hosted one.
 JUDGE_LATENCY_BUCKETS = (0.1, 0.25, 0.5, 1, 2, 3, 5, 7.5, 10, 15, 20, 30, 60)
-
-
-@dataclass(frozen=True, slots=True)
-class MetricsSettings:
-    """``metrics:`` in the configuration: tenants that get their own label value."""
-
-    tenants: tuple[str, ...] = ()
 
 
 class Metrics:

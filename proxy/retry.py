@@ -16,25 +16,15 @@ import asyncio
 import logging
 import random
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TypeVar
 
 from proxy.errors import UpstreamHTTPError, UpstreamUnavailable
+from proxy.settings.upstream import RetryPolicy as RetryPolicy
 
 logger = logging.getLogger("veriproxy.retry")
 
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
 T = TypeVar("T")
-
-
-@dataclass(frozen=True, slots=True)
-class RetryPolicy:
-    # Total tries including the first; 1 turns retrying off.
-    max_attempts: int = 3
-    backoff_seconds: float = 0.5
-    max_backoff_seconds: float = 8.0
-
-
 DEFAULT_RETRY = RetryPolicy()
 
 

@@ -26,10 +26,9 @@ from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from proxy.errors import UpstreamProtocolError
+from proxy.settings.limits import DEFAULT_MAX_EVENT_BYTES as DEFAULT_MAX_EVENT_BYTES
 
 DONE = b"data: [DONE]\n\n"
-# One upstream event may not exceed this (``limits.max_event_bytes``); OpenAI's are under 10 KB.
-DEFAULT_MAX_EVENT_BYTES = 4 * 1024 * 1024
 SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
 
 

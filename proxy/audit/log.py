@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -11,18 +10,7 @@ import anyio
 from proxy.audit.chain import canonical
 from proxy.audit.jsonl import JsonlSink, find_records
 from proxy.audit.record import AuditRecord
-from proxy.audit.redis_stream import DEFAULT_MAX_PENDING, RedisStreamSink
-
-
-@dataclass(frozen=True, slots=True)
-class AuditSettings:
-    """``audit:`` in the configuration. Neither sink set: no audit log."""
-
-    jsonl: str | None = None  # append-only file path
-    redis_stream: str | None = None  # stream name; needs ``redis:``
-    include_text: bool = False  # prompt and answer text (may hold patient data)
-    fsync: bool = False  # fsync the file after every record
-    max_pending: int = DEFAULT_MAX_PENDING  # records buffered while Redis is away
+from proxy.audit.redis_stream import RedisStreamSink
 
 
 class AuditLog:

@@ -26,13 +26,13 @@ from typing import Any, Final
 import redis.asyncio as aioredis
 
 from proxy.audit.chain import GENESIS, ChainReport, canonical, hash_canonical, verify_entries
+from proxy.settings.state import DEFAULT_MAX_PENDING
 from proxy.state import RedisLink
 from proxy.state._redis import UNREACHABLE_ERRORS
 
 log = logging.getLogger("veriproxy.audit")
 
 DEFAULT_STREAM = "veriproxy:audit"
-DEFAULT_MAX_PENDING = 10_000
 DEDUP_TTL_SECONDS = 86_400
 
 # KEYS: stream, then one dedup key per record. ARGV: dedup TTL, prev of the first record, then

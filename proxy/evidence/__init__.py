@@ -7,7 +7,7 @@ from proxy.evidence.documents import DocumentError, client_documents
 from proxy.evidence.inject import Injection, format_evidence, inject
 from proxy.evidence.preparer import ERROR_KEY, EVIDENCE_KEY, QUERY_KEY, EvidencePreparer
 from proxy.evidence.query import build_query
-from proxy.evidence.settings import Backend, RetrievalSettings
+from proxy.settings.retrieval import Backend, RetrievalSettings
 
 __all__ = [
     "ERROR_KEY",

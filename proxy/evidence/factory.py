@@ -9,13 +9,13 @@ from pathlib import Path
 
 from proxy.data import DEMO_INDEX
 from proxy.evidence.preparer import EvidencePreparer
-from proxy.evidence.settings import Backend, RetrievalSettings
 from proxy.retrieval.base import Retriever
 from proxy.retrieval.cache import CachedRetriever, MemoryCache, ResultCache
 from proxy.retrieval.eutils import EutilsConfig, EutilsRetriever
 from proxy.retrieval.hybrid import HybridConfig, HybridRetriever
 from proxy.retrieval.opensearch import OpenSearchConfig, OpenSearchRetriever
 from proxy.retrieval.sqlite_store import SqliteIndex
+from proxy.settings.retrieval import Backend, RetrievalSettings
 from verifiers import Encoder
 
 

@@ -19,9 +19,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from proxy.settings.retrieval import DEFAULT_TOKEN_BUDGET
 from verifiers import Evidence
 
-DEFAULT_TOKEN_BUDGET = 3000
 MIN_ENTRY_TOKENS = 40  # below this an abstract is dropped rather than cut to a stub
 
 CONTRACT = (

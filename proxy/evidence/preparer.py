@@ -20,10 +20,10 @@ from proxy.errors import InvalidRequest
 from proxy.evidence.documents import DocumentError, client_documents
 from proxy.evidence.inject import inject
 from proxy.evidence.query import build_query
-from proxy.evidence.settings import RetrievalSettings
 from proxy.extensions import RequestContext
 from proxy.protocol import ChatRequest
 from proxy.retrieval.base import RetrievalError, Retriever
+from proxy.settings.retrieval import RetrievalSettings
 from verifiers import Evidence
 
 logger = logging.getLogger("veriproxy.evidence")

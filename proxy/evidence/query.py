@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-DEFAULT_CONTEXT_TURNS = 0
+from proxy.settings.retrieval import DEFAULT_CONTEXT_TURNS
+
 DEFAULT_CONTEXT_CHARS = 300
 MAX_QUERY_CHARS = 2000
 

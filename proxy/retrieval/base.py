@@ -8,12 +8,12 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Protocol, runtime_checkable
 
+from proxy.settings.retrieval import DEFAULT_TOP_K, Mode
 from verifiers import Evidence
 
-DEFAULT_TOP_K = 10
+__all__ = ["DEFAULT_TOP_K", "BackendError", "Mode", "RetrievalError", "Retriever"]
 
 
 class RetrievalError(Exception):
@@ -22,15 +22,6 @@ class RetrievalError(Exception):
 
 class BackendError(RetrievalError):
     """A remote retrieval backend failed after retries."""
-
-
-class Mode(StrEnum):
-    """How lexical and semantic results are combined."""
-
-    HYBRID = "hybrid"  # alpha·minmax(BM25) + beta·minmax(dense)
-    RRF = "rrf"  # reciprocal-rank fusion
-    BM25 = "bm25"
-    DENSE = "dense"
 
 
 @runtime_checkable

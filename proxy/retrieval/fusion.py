@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-DEFAULT_ALPHA = 0.7  # lexical (BM25)
-DEFAULT_BETA = 0.3  # semantic (dense)
+from proxy.settings.retrieval import DEFAULT_ALPHA as DEFAULT_ALPHA
+from proxy.settings.retrieval import DEFAULT_BETA as DEFAULT_BETA
+
 RRF_K = 60
 
 

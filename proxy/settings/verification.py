@@ -1,12 +1,19 @@
-"""Settings of the verification step (the ``verification:`` config section)."""
+"""``verification:``, the verification step (used by :mod:`proxy.verification`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from verifiers.judge.settings import EscalationSettings
+from annotated_types import Ge, Gt, MinLen
+
+from proxy.settings._section import Section
+
+if TYPE_CHECKING:
+    # Not imported at run time: it loads the verifier. proxy.config imports it before it
+    # validates a configuration, which is when pydantic needs it.
+    from verifiers.judge.settings import EscalationSettings
 
 DEFAULT_POLICY = "default"
 DEFAULT_TIMEOUT_SECONDS = 20.0
@@ -18,7 +25,7 @@ DEFAULT_MAX_SENTENCE_CHARS = 2000
 
 
 @dataclass(frozen=True, slots=True)
-class VerificationSettings:
+class VerificationSettings(Section):
     """``enabled`` switches the whole step; ``verifier`` is handed to
     ``verifiers.Verifier.from_config`` (NLI backend, decomposer, harm scorer, windows);
     ``timeout_seconds`` bounds each verification call (a timeout is a verifier error and the
@@ -29,11 +36,22 @@ class VerificationSettings:
     judge (a policy's own ``escalate`` replaces it for the requests that policy serves)."""
 
     enabled: bool = True
-    timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
+    timeout_seconds: Annotated[float, Gt(0)] = DEFAULT_TIMEOUT_SECONDS
     verifier: Mapping[str, Any] = field(default_factory=dict)
-    policies_dir: str | None = None
-    default_policy: str = DEFAULT_POLICY
-    reload_seconds: float = DEFAULT_RELOAD_SECONDS
-    report_ttl_seconds: float = DEFAULT_REPORT_TTL_SECONDS
-    max_sentence_chars: int = DEFAULT_MAX_SENTENCE_CHARS
+    policies_dir: Annotated[str, MinLen(1)] | None = None
+    default_policy: Annotated[str, MinLen(1)] = DEFAULT_POLICY
+    reload_seconds: Annotated[float, Gt(0)] = DEFAULT_RELOAD_SECONDS
+    report_ttl_seconds: Annotated[float, Gt(0)] = DEFAULT_REPORT_TTL_SECONDS
+    max_sentence_chars: Annotated[int, Ge(100)] = DEFAULT_MAX_SENTENCE_CHARS
     escalate: EscalationSettings | None = None
+
+    def __post_init__(self) -> None:
+        # ``verifier.checks`` names registered checks: a misspelt one is a configuration error
+        # now, not a failed first request (imported only then: the checks load the verifier).
+        if "checks" in self.verifier:
+            from verifiers.checks import get_checks
+
+            try:
+                get_checks(self.verifier["checks"])
+            except (TypeError, ValueError) as exc:  # not a list of names, or an unknown one
+                raise ValueError(f"verifier.checks: {exc}") from None

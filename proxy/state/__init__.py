@@ -5,8 +5,9 @@ form (shared by replicas) behind one interface; the Redis forms keep serving fro
 Redis is unreachable and count each fallback.
 """
 
+from proxy.settings.state import Limits, RedisSettings
 from proxy.state._events import NullObserver, StateObserver
-from proxy.state._redis import UNAVAILABLE, RedisLink, RedisSettings
+from proxy.state._redis import UNAVAILABLE, RedisLink
 from proxy.state.cache import Cache, MemoryCache, RedisCache, cache_key
 from proxy.state.evidence_cache import EvidenceCache
 from proxy.state.notices import (
@@ -20,7 +21,6 @@ from proxy.state.notices import (
 from proxy.state.policy_sync import follow_policy_notices
 from proxy.state.ratelimit import (
     Decision,
-    Limits,
     MemoryRateLimiter,
     RateLimiter,
     RedisRateLimiter,

@@ -11,20 +11,16 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Final, TypeVar
 
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from proxy.settings.state import RedisSettings
 from proxy.state._events import NullObserver, StateObserver
 
 log = logging.getLogger("veriproxy.state")
-
-DEFAULT_PREFIX = "veriproxy:"
-DEFAULT_SOCKET_TIMEOUT = 0.5
-DEFAULT_RETRY_AFTER = 1.0
 
 T = TypeVar("T")
 
@@ -43,16 +39,6 @@ UNAVAILABLE: Final = Unavailable()
 # Errors that mean "Redis is not there right now" (BusyLoadingError, raised while Redis replays
 # its append-only file after a restart, is a ConnectionError). Anything else is a bug and raises.
 UNREACHABLE_ERRORS: Final = (RedisConnectionError, RedisTimeoutError, OSError)
-
-
-@dataclass(frozen=True, slots=True)
-class RedisSettings:
-    """``redis:`` in the configuration. The URL may hold a password: it is kept out of repr."""
-
-    url: str = field(repr=False)
-    prefix: str = DEFAULT_PREFIX
-    socket_timeout: float = DEFAULT_SOCKET_TIMEOUT
-    retry_after: float = DEFAULT_RETRY_AFTER
 
 
 class RedisLink:

@@ -16,26 +16,11 @@ from __future__ import annotations
 import hashlib
 import math
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Final, Protocol
 
+from proxy.settings.state import Limits as Limits
 from proxy.state._redis import RedisLink, Unavailable
-
-DEFAULT_WINDOW_SECONDS = 60.0
-
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """Budgets per window; ``None`` means unlimited."""
-
-    requests: int | None = None
-    tokens: int | None = None
-    window_seconds: float = DEFAULT_WINDOW_SECONDS
-
-    @property
-    def unlimited(self) -> bool:
-        return self.requests is None and self.tokens is None
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,17 +36,6 @@ class Decision:
 
 
 ALLOWED: Final = Decision(allowed=True)
-
-
-@dataclass(frozen=True, slots=True)
-class RateLimitSettings:
-    """``rate_limits:`` in the configuration: a default budget and per-tenant overrides."""
-
-    default: Limits = Limits()
-    tenants: Mapping[str, Limits] = field(default_factory=dict)
-
-    def for_tenant(self, tenant: str | None) -> Limits:
-        return self.tenants.get(tenant, self.default) if tenant is not None else self.default
 
 
 class RateLimiter(Protocol):

@@ -21,7 +21,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from proxy.errors import ProxyError, to_openai_error
 from proxy.metrics import Metrics
-from proxy.state.ratelimit import Decision, Limits, RateLimiter, RateLimitSettings
+from proxy.settings.state import Limits, RateLimitSettings
+from proxy.state.ratelimit import Decision, RateLimiter
 
 # Every model route (chat, verify, and the OpenAI routes passed through) is limited; the
 # listings are not.

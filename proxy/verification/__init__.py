@@ -6,6 +6,6 @@ policy on a non-streamed completion. Import those modules directly: this package
 so that reading the configuration does not load the verifier.
 """
 
-from proxy.verification._settings import VerificationSettings
+from proxy.settings.verification import VerificationSettings
 
 __all__ = ["VerificationSettings"]

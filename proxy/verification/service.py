@@ -36,9 +36,9 @@ from proxy.evidence import ERROR_KEY, EVIDENCE_KEY
 from proxy.extensions import RequestContext
 from proxy.metrics import Metrics
 from proxy.protocol import ChatRequest
+from proxy.settings.verification import VerificationSettings
 from proxy.state.reports import ReportStore
 from proxy.streaming import StreamChunk
-from proxy.verification._settings import VerificationSettings
 from proxy.verification.choices import with_other_choices
 from proxy.verification.completion import verify_completion
 from proxy.verification.judge import JudgeResources

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -97,12 +100,21 @@ def test_explicit_overrides_win_and_none_is_ignored() -> None:
         ("models: {m: {base_url: ftp://x}}\n", {}, "config key models.m:"),
         ("models: {m: {base_url: http://x, api_key_env: NOPE}}\n", {}, "models.m.api_key_env"),
         ("port: 80\n", {"VERIPROXY_TIMEOUTS__POOL": "zero"}, "config key timeouts.pool:"),
+        ("redis: {url: http://x}\n", {}, "config key redis.url:"),
+        ("audit: {redis_stream: s}\n", {}, "config key (top level): audit.redis_stream"),
+        ("retrieval: {opensearch: {url: x}}\n", {}, "config key retrieval.opensearch.url:"),
+        (
+            "verification: {verifier: {escalate: {judge: m}}}\n",
+            {},
+            "config key verification.verifier.escalate:",
+        ),
+        ("verification: {escalate: {judge: m}}\n", {}, "config key verification.escalate:"),
     ],
 )
 def test_bad_values_name_the_key(
     tmp_path: Path, yaml_text: str, environ: dict[str, str], key: str
 ) -> None:
-    with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+    with pytest.raises(ConfigError, match=re.escape(key)):
         load_settings(write(tmp_path, yaml_text), environ=environ)
 
 
@@ -120,3 +132,36 @@ def test_secret_never_printed(tmp_path: Path) -> None:
     settings = load_settings(path, environ={})
     assert "sk-hidden-999999" not in repr(settings)
     assert "sk-hidden-999999" not in str(settings)
+
+
+def test_escalation_is_read_from_the_verifier_section(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        """
+verification:
+  verifier:
+    nli: {backend: bundled}
+    escalate: {judge: claude, when: [{name: harmful, harm_at_least: 4}]}
+""",
+    )
+    verification = load_settings(path, environ={}).verification
+    assert verification.verifier == {"nli": {"backend": "bundled"}}  # for Verifier.from_config
+    assert verification.escalate is not None
+    assert verification.escalate.judge == "claude"
+    assert [rule.name for rule in verification.escalate.when] == ["harmful"]
+
+
+def test_importing_the_configuration_loads_no_heavy_dependency() -> None:
+    # The figure itself (under 0.1 s) is measured by bench/import_cost.py, not asserted here.
+    code = (
+        "import proxy.config, sys; print(sorted(m for m in "
+        "('onnxruntime','redis','prometheus_client') if m in sys.modules))"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).parents[2],
+    )
+    assert run.stdout.strip() == "[]"

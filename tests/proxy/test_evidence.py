@@ -11,13 +11,13 @@ from proxy.evidence.documents import DocumentError, client_documents
 from proxy.evidence.inject import estimate_tokens, format_evidence, inject
 from proxy.evidence.preparer import ERROR_KEY, EVIDENCE_KEY, QUERY_KEY, EvidencePreparer
 from proxy.evidence.query import build_query
-from proxy.evidence.settings import RetrievalSettings
 from proxy.extensions import RequestContext
 from proxy.ingest import Article, to_evidence
 from proxy.protocol import ChatRequest, RequestOptions
 from proxy.retrieval import HybridRetriever, RetrievalError
 from proxy.retrieval.indexing import index_paths
 from proxy.retrieval.sqlite_store import SqliteIndex
+from proxy.settings.retrieval import RetrievalSettings
 from verifiers import Encoder, Evidence
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"

@@ -10,8 +10,8 @@ import openai
 import pytest
 
 from proxy.evidence.factory import build_preparer
-from proxy.evidence.settings import RetrievalSettings
 from proxy.extensions import Extensions
+from proxy.settings.retrieval import RetrievalSettings
 from tests.conftest import sdk_client
 
 QUESTION = "Do preoperative statins reduce atrial fibrillation after coronary artery bypass?"

@@ -13,12 +13,12 @@ import httpx
 import pytest
 
 from proxy.evidence.preparer import EvidencePreparer
-from proxy.evidence.settings import Backend, RetrievalSettings
 from proxy.extensions import Extensions
 from proxy.ingest import Article, sentence_spans
 from proxy.retrieval import HybridRetriever
 from proxy.retrieval.eutils import EutilsConfig, EutilsRetriever
 from proxy.retrieval.sqlite_store import SqliteIndex
+from proxy.settings.retrieval import Backend, RetrievalSettings
 from proxy.testing.server_thread import RunningEmulator
 from tests.conftest import ProxyFactory
 from tests.proxy.test_verify_route import model_dir  # noqa: F401 -- the tiny NLI model fixture
