@@ -10,12 +10,14 @@ from pathlib import Path
 from proxy.data import DEMO_INDEX
 from proxy.evidence.preparer import EvidencePreparer
 from proxy.retrieval.base import Retriever
-from proxy.retrieval.cache import CachedRetriever, MemoryCache, ResultCache
+from proxy.retrieval.cache import CachedRetriever, ResultCache
 from proxy.retrieval.eutils import EutilsConfig, EutilsRetriever
 from proxy.retrieval.hybrid import HybridConfig, HybridRetriever
 from proxy.retrieval.opensearch import OpenSearchConfig, OpenSearchRetriever
 from proxy.retrieval.sqlite_store import SqliteIndex
 from proxy.settings.retrieval import Backend, RetrievalSettings
+from proxy.state.cache import MemoryCache
+from proxy.state.evidence_cache import EvidenceCache
 from verifiers import Encoder
 
 
@@ -60,7 +62,9 @@ def build_retriever(
             store, HybridConfig(mode=settings.mode, alpha=settings.alpha, beta=settings.beta)
         )
     if cache is None:
-        cache = MemoryCache(settings.cache_entries, settings.cache_ttl_seconds)
+        cache = EvidenceCache(
+            MemoryCache("retrieval", settings.cache_entries), settings.cache_ttl_seconds
+        )
     return CachedRetriever(inner, cache)
 
 

@@ -1,5 +1,5 @@
-"""Result caches for retrieval and verification: in-memory (embedded default) or Redis (shared
-by all replicas), behind one async interface.
+"""Result caches (retrieval results, LLM judge rulings, stored reports): in-memory (embedded
+default) or Redis (shared by all replicas), behind one async interface.
 
 Values are bytes; callers serialise. Keys come from :func:`cache_key`, which hashes the model
 version together with the claim and evidence so a new model never reads an old model's verdict.
@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections import OrderedDict
+from collections.abc import Callable
 from typing import Protocol, cast
+
+from cachetools import LRUCache
 
 from proxy.state._events import NullObserver, StateObserver
 from proxy.state._redis import RedisLink, Unavailable
@@ -41,18 +43,22 @@ def cache_key(model_version: str, *parts: str) -> str:
 
 
 class MemoryCache:
-    """An LRU cache with TTL, local to this process."""
+    """Local to this process: beyond ``max_entries`` the least recently used entry goes
+    (cachetools' ``LRUCache``); each entry expires ``ttl`` seconds after it was set, checked
+    when it is read (``TTLCache`` has one ttl per cache; the judge's differs per policy)."""
 
     def __init__(
         self,
         name: str,
         max_entries: int = DEFAULT_MAX_ENTRIES,
         observer: StateObserver | None = None,
+        timer: Callable[[], float] = time.monotonic,
     ) -> None:
         self.name = name
-        self._max = max_entries
-        self._entries: OrderedDict[str, tuple[float, bytes]] = OrderedDict()
+        self.max_entries = max_entries
+        self._entries: LRUCache[str, tuple[float, bytes]] = LRUCache(max_entries)
         self._observer: StateObserver = observer or NullObserver()
+        self._timer = timer
 
     async def get(self, key: str) -> bytes | None:
         value = self.peek(key)
@@ -68,17 +74,14 @@ class MemoryCache:
         if entry is None:
             return None
         expires, value = entry
-        if expires <= time.monotonic():
+        if expires <= self._timer():
             del self._entries[key]
             return None
-        self._entries.move_to_end(key)
         return value
 
     def put(self, key: str, value: bytes, ttl: float) -> None:
-        self._entries[key] = (time.monotonic() + ttl, value)
-        self._entries.move_to_end(key)
-        while len(self._entries) > self._max:
-            self._entries.popitem(last=False)
+        if self.max_entries:  # a zero-sized LRUCache refuses every entry: keep nothing
+            self._entries[key] = (self._timer() + ttl, value)
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -96,6 +99,11 @@ class RedisCache:
         self.name = name
         self._link = link
         self._fallback = MemoryCache(name, fallback_entries)
+
+    @property
+    def max_entries(self) -> int:
+        """Entries kept in this process while Redis is away (Redis itself keeps any number)."""
+        return self._fallback.max_entries
 
     def _key(self, key: str) -> str:
         return self._link.key("cache", self.name, key)

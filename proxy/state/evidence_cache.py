@@ -1,19 +1,21 @@
-"""Retrieval results in a shared :class:`~proxy.state.cache.Cache`.
+"""Retrieval results in a :class:`~proxy.state.cache.Cache`.
 
 ``EvidenceCache`` satisfies the retrieval package's ``ResultCache`` (``get``/``set`` of
-``list[Evidence]``), so ``CachedRetriever(retriever, EvidenceCache(shared.caches["retrieval"]))``
-shares retrieval results between replicas through Redis. The retriever's key holds the query
-text, so it is hashed before it reaches the cache: queries may hold patient data.
+``list[Evidence]``), so ``CachedRetriever(retriever, EvidenceCache(cache))`` keeps results in
+process memory or, with a :class:`~proxy.state.cache.RedisCache`, shares them between replicas.
+The retriever's key holds the query text, so it is hashed before it reaches the cache: queries
+may hold patient data.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any
 
-from proxy.state.cache import DEFAULT_TTL_SECONDS, Cache
+from proxy.state.cache import DEFAULT_TTL_SECONDS, Cache, cache_key
 from verifiers import Evidence, EvidenceSentence, to_json
+
+_KEY_SPACE = "evidence/v1"
 
 
 class EvidenceCache:
@@ -23,7 +25,7 @@ class EvidenceCache:
 
     @staticmethod
     def _key(key: str) -> str:
-        return hashlib.sha256(key.encode()).hexdigest()
+        return cache_key(_KEY_SPACE, key)
 
     async def get(self, key: str) -> list[Evidence] | None:
         raw = await self._cache.get(self._key(key))

@@ -15,22 +15,22 @@ from starlette.middleware import Middleware
 
 from proxy.audit import AuditLog, JsonlSink, RedisStreamSink, ResponseRecorder
 from proxy.config import Settings
-from proxy.metrics import Metrics
+from proxy.metrics import JUDGE_CACHE, Metrics
 from proxy.state._redis import RedisLink
-from proxy.state.cache import Cache, MemoryCache, RedisCache
+from proxy.state.cache import DEFAULT_MAX_ENTRIES, Cache, MemoryCache, RedisCache
 from proxy.state.notices import LocalNotices, Notices, RedisNotices
 from proxy.state.ratelimit import MemoryRateLimiter, RateLimiter, RedisRateLimiter
 from proxy.state.ratelimit_middleware import RateLimitMiddleware
 from proxy.state.reports import REPORTS_CACHE, ReportStore
 
-CACHE_NAMES = ("retrieval", "judge")  # evidence by query; LLM judge rulings by claim
+RETRIEVAL_CACHE = "retrieval"  # evidence by query, sized by ``retrieval.cache_entries``
 REPORTS_MEMORY_ENTRIES = 2_000  # reports are larger than cache entries; Redis keeps more
 
 
 @dataclass(frozen=True, slots=True)
 class SharedState:
     link: RedisLink | None
-    caches: Mapping[str, Cache]  # by name: "retrieval", "judge"
+    caches: Mapping[str, Cache]  # by name: RETRIEVAL_CACHE, JUDGE_CACHE (LLM judge rulings)
     limiter: RateLimiter
     notices: Notices
     audit: AuditLog
@@ -55,16 +55,23 @@ class SharedState:
 
 def build_shared_state(settings: Settings, metrics: Metrics) -> SharedState:
     link = RedisLink(settings.redis, metrics) if settings.redis is not None else None
-    caches: dict[str, Cache]
+
+    def cache(name: str, entries: int) -> Cache:
+        """``entries``: kept in this process (with Redis: while Redis is away)."""
+        if link is None:
+            return MemoryCache(name, entries, observer=metrics)
+        return RedisCache(name, link, fallback_entries=entries)
+
+    caches = {
+        RETRIEVAL_CACHE: cache(RETRIEVAL_CACHE, settings.retrieval.cache_entries),
+        JUDGE_CACHE: cache(JUDGE_CACHE, DEFAULT_MAX_ENTRIES),
+    }
+    reports = cache(REPORTS_CACHE, REPORTS_MEMORY_ENTRIES)
     limiter: RateLimiter
     notices: Notices
     if link is None:
-        caches = {name: MemoryCache(name, observer=metrics) for name in CACHE_NAMES}
-        reports: Cache = MemoryCache(REPORTS_CACHE, REPORTS_MEMORY_ENTRIES, observer=metrics)
         limiter, notices = MemoryRateLimiter(), LocalNotices()
     else:
-        caches = {name: RedisCache(name, link) for name in CACHE_NAMES}
-        reports = RedisCache(REPORTS_CACHE, link, fallback_entries=REPORTS_MEMORY_ENTRIES)
         limiter, notices = RedisRateLimiter(link), RedisNotices(link)
     audit_settings = settings.audit
     audit = AuditLog(

@@ -8,11 +8,13 @@ import pytest
 
 from proxy.ingest import Article
 from proxy.retrieval import HybridConfig, HybridRetriever, Mode, RetrievalError
-from proxy.retrieval.cache import CachedRetriever, MemoryCache
+from proxy.retrieval.cache import CachedRetriever
 from proxy.retrieval.fusion import minmax, rrf_fusion, weighted_fusion
 from proxy.retrieval.indexing import index_paths
 from proxy.retrieval.metrics import ndcg_at_k, recall_at_k
 from proxy.retrieval.sqlite_store import SqliteIndex, fts_query
+from proxy.state.cache import MemoryCache
+from proxy.state.evidence_cache import EvidenceCache
 from verifiers import Encoder
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -122,8 +124,8 @@ def test_readonly_open_of_a_missing_index_is_a_clear_error(
 
 
 async def test_cached_retriever_serves_repeats_from_cache(index: SqliteIndex) -> None:
-    cache = MemoryCache(max_entries=1)
-    retriever = CachedRetriever(HybridRetriever(index), cache)
+    cache = MemoryCache("retrieval", max_entries=1)
+    retriever = CachedRetriever(HybridRetriever(index), EvidenceCache(cache))
     first = await retriever.search("tamoxifen metabolism", top_k=2)
     assert len(cache) == 1
     again = await retriever.search("  Tamoxifen   METABOLISM ", top_k=2)
@@ -134,7 +136,7 @@ async def test_cached_retriever_serves_repeats_from_cache(index: SqliteIndex) ->
 
 async def test_memory_cache_expires() -> None:
     now = [0.0]
-    cache = MemoryCache(ttl=10.0, clock=lambda: now[0])
+    cache = EvidenceCache(MemoryCache("retrieval", timer=lambda: now[0]), ttl=10.0)
     await cache.set("k", [])
     assert await cache.get("k") == []
     now[0] = 11.0

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from redis_helpers import SHARED_URL, delete_prefix, free_port, fresh_prefix, private_redis
 
+from proxy.app import create_app
+from proxy.config import settings_from_mapping
 from proxy.state import (
     POLICY_RELOAD,
     RESYNC,
@@ -98,6 +100,16 @@ async def test_memory_cache_ttl_and_lru_bound() -> None:
     await asyncio.sleep(0.05)
     assert await cache.get("short") is None
     assert observer.lookups == [("retrieval", True), ("retrieval", False), ("retrieval", False)]
+
+
+@pytest.mark.parametrize("redis", [None, {"url": "redis://127.0.0.1:1/0"}])
+def test_retrieval_cache_entries_size_the_servers_retrieval_cache(redis: object) -> None:
+    raw = {"retrieval": {"enabled": False, "cache_entries": 7}, "verification": {"enabled": False}}
+    app = create_app(settings_from_mapping({**raw, "redis": redis}, environ={}))
+    cache = app.state.shared.caches["retrieval"]
+    # In memory, or (with Redis) what this process keeps while Redis is away.
+    assert isinstance(cache, RedisCache if redis else MemoryCache)
+    assert cache.max_entries == 7
 
 
 async def test_unreachable_redis_falls_back_to_memory_and_counts() -> None:
