@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from verifiers.eval.data import data_dir
 from verifiers.nli._base import NLIPair
 from verifiers.nli.bundled import BundledNLI
 from verifiers.training import benchmarks
@@ -72,7 +73,7 @@ def torch_runner(threads: int, weights: Path | None) -> Callable[[Sequence[NLIPa
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", type=Path, default=Path("../shared/data"))
+    parser.add_argument("--data-dir", type=Path, default=data_dir())
     parser.add_argument("--pairs", type=int, default=256)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--weights", type=Path, default=None, help="fine-tuned model.pt")

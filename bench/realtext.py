@@ -1,4 +1,5 @@
-"""Real text from every corpus under ``../shared/data``, for sweeps and fuzzing.
+"""Real text from every corpus in the data directory (``verifiers.eval.data``: ``../shared/data``
+unless ``$VERIPROXY_DATA_DIR`` says otherwise), for sweeps and fuzzing.
 
 Format-agnostic on purpose: from JSON / JSONL files every string value, from CSV / TSV every
 cell, from plain text files every line, from gzipped PubMed XML every ``AbstractText``; kept when
@@ -18,7 +19,9 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data"
+from verifiers.eval.data import data_dir
+
+DEFAULT_DATA_DIR = data_dir(relative_to=Path(__file__).resolve().parents[1])
 SKIPPED = frozenset({"bioasq", "taxinli"})
 _ABSTRACT = re.compile(rb"<AbstractText[^>]*>(.*?)</AbstractText>", re.S)
 

@@ -28,6 +28,7 @@ from proxy.retrieval import HybridConfig, HybridRetriever, Mode
 from proxy.retrieval.indexing import index_paths
 from proxy.retrieval.sqlite_store import SqliteIndex
 from verifiers import Encoder
+from verifiers.eval.data import data_dir
 
 
 def _write_jsonl(path: Path, rows: list[dict[str, object]]) -> Path:
@@ -98,7 +99,7 @@ def measure(name: str, path: Path, queries: list[str], encoder: Encoder) -> None
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", type=Path, default=Path("../shared/data"))
+    parser.add_argument("--data-dir", type=Path, default=data_dir())
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--threads", type=int, default=1, help="ONNX Runtime threads")
     parser.add_argument("--skip-all", action="store_true", help="only the demo index")

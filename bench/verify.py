@@ -22,6 +22,7 @@ from pathlib import Path
 from proxy.cli.eval_citations import load_supported
 from verifiers.embed import Encoder
 from verifiers.engine import Verifier
+from verifiers.eval.data import data_dir
 from verifiers.nli.registry import create_backend
 from verifiers.windows import WindowSelector
 
@@ -31,7 +32,7 @@ ABSTRACTS = 10
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", type=Path, default=Path("../shared/data"))
+    parser.add_argument("--data-dir", type=Path, default=data_dir())
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--threads", type=int, default=2)

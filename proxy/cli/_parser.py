@@ -16,11 +16,12 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
+from verifiers.eval.data import DATA_DIR_ENV, data_dir
+
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 
-DATA_DIR = "../shared/data"  # the public datasets, beside the repository checkout
 _MISSING_REQUIRED = re.compile(r"arguments? .*(are|is) required")
 _NEGATIVE_NUMBER = re.compile(r"-\d+$|-\d*\.\d+$")
 
@@ -109,19 +110,21 @@ def existing_dir(value: str) -> Path:
     if not path.is_dir():
         raise argparse.ArgumentTypeError(
             f"no such directory: {path.resolve()} ({value!r} from the current directory; "
-            "run from the repository root or pass --data-dir)"
+            f"run from the repository root, pass --data-dir or set {DATA_DIR_ENV})"
         )
     return path
 
 
 def add_data_dir(parser: argparse.ArgumentParser, what: str = "the public datasets") -> None:
-    """``--data-dir``; its default is relative to the current directory, which the help resolves
-    (``../shared/data`` is right when run from the repository root)."""
-    resolved = str(Path(DATA_DIR).resolve()).replace("%", "%%")
+    """``--data-dir``, defaulting to the one data setting (``verifiers.eval.data``); a relative
+    default is relative to the current directory, which the help resolves."""
+    default = data_dir()
+    resolved = str(default.resolve()).replace("%", "%%")
     parser.add_argument(
         "--data-dir",
         type=existing_dir,
-        default=DATA_DIR,
+        default=str(default),
         metavar="DIR",
-        help=f"{what} (default: %(default)s, relative to the current directory: {resolved})",
+        help=f"{what}, or ${DATA_DIR_ENV} "
+        f"(default: %(default)s, relative to the current directory: {resolved})",
     )

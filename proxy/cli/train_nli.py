@@ -1,4 +1,4 @@
-"""``veriproxy train-nli``: reproduce the bundled NLI model from ../shared/data (CPU)."""
+"""``veriproxy train-nli``: reproduce the bundled NLI model from the public datasets (CPU)."""
 
 from __future__ import annotations
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from proxy.data import DEMO_INDEX
 from proxy.ingest import Article, sentence_spans
+from verifiers.eval.data import data_dir
 
 
 def pubmedqa_articles(path: Path) -> Iterator[Article]:
@@ -51,7 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from verifiers import Encoder
 
     parser = argparse.ArgumentParser(description="build the shipped demo evidence index")
-    parser.add_argument("--data-dir", type=Path, default=Path("../shared/data"))
+    parser.add_argument("--data-dir", type=Path, default=data_dir())
     parser.add_argument("--out", type=Path, default=DEMO_INDEX)
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)

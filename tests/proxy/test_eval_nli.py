@@ -13,9 +13,10 @@ import pytest
 
 from proxy.testing.server_thread import RunningEmulator
 from tests.verifiers.judge.scripted import judge_reply
+from verifiers.eval.data import data_dir
 
 REPO = Path(__file__).parents[2]
-DATA = Path(os.environ.get("VERIPROXY_DATA", REPO.parent / "shared" / "data"))
+DATA = data_dir(relative_to=REPO)
 BUNDLED = REPO / "verifiers" / "models" / "nli" / "nli_config.json"
 
 pytestmark = [

@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from verifiers import BundledNLI
+from verifiers.eval.data import data_dir
 from verifiers.nli._base import NLIPair
 
-DATA = Path(os.environ.get("VERIPROXY_DATA", Path(__file__).parents[3] / "shared" / "data"))
+DATA = data_dir(relative_to=Path(__file__).parents[2])
 REPO = Path(__file__).parents[2]
 
 pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"public datasets not at {DATA}")

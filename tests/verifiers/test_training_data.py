@@ -4,17 +4,17 @@ their labels claim."""
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
 from pathlib import Path
 
 import pytest
 
+from verifiers.eval.data import data_dir
 from verifiers.training import benchmarks, dataset
 from verifiers.training.claims import contradict, negate, swap_direction
 
-DATA = Path(os.environ.get("VERIPROXY_DATA", Path(__file__).parents[3] / "shared" / "data"))
+DATA = data_dir(relative_to=Path(__file__).parents[2])
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"public datasets not at {DATA}")
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,9 +16,10 @@ import pytest
 
 from verifiers.checks import check_direction, check_negation, check_numbers, extract_quantities
 from verifiers.checks.entities import check_entities
+from verifiers.eval.data import data_dir
 from verifiers.training.benchmarks import split_sentences
 
-DATA = Path(os.environ.get("VERIPROXY_DATA", Path(__file__).parents[4] / "shared" / "data"))
+DATA = data_dir(relative_to=Path(__file__).parents[3])
 pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"public datasets not at {DATA}")
 MIN_CHARS = 20
 csv.field_size_limit(10**8)
