@@ -21,10 +21,10 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from proxy.cli.eval_retrieval import DEFAULT_CACHE, load_scifact
 from proxy.data import DEMO_INDEX
 from proxy.data.build_demo import pubmedqa_articles
 from proxy.retrieval import HybridConfig, HybridRetriever, Mode
+from proxy.retrieval.evaluation import DEFAULT_CACHE, load_scifact
 from proxy.retrieval.indexing import index_paths
 from proxy.retrieval.sqlite_store import SqliteIndex
 from verifiers import Encoder

@@ -19,9 +19,9 @@ import sys
 import time
 from pathlib import Path
 
-from proxy.cli.eval_citations import load_supported
 from verifiers.embed import Encoder
 from verifiers.engine import Verifier
+from verifiers.eval.citations import load_supported
 from verifiers.eval.data import data_dir
 from verifiers.nli.registry import create_backend
 from verifiers.windows import WindowSelector

@@ -1,6 +1,9 @@
-"""``veriproxy eval TARGET``: quality figures on the public datasets in ../shared/data.
+"""``veriproxy eval TARGET``: quality figures on the public datasets (``--data-dir``, see
+``verifiers.eval.data``).
 
-Each target lives in its own module ``proxy.cli.eval_<target>`` exposing ``register(subparsers)``.
+Each target's command line lives in its own module ``proxy.cli.eval_<target>`` exposing
+``register(subparsers)``; what it measures lives in ``verifiers.eval`` (retrieval, which needs
+the proxy's retrievers, in ``proxy.retrieval.evaluation``).
 """
 
 from __future__ import annotations

@@ -8,46 +8,11 @@ the level distribution on SciFact, Check-COVID, PubMedQA and HealthVer claims, a
 from __future__ import annotations
 
 import argparse
-import csv
-import json
 import random
 from collections import Counter
-from collections.abc import Callable
-from pathlib import Path
 
 from proxy.cli._parser import add_data_dir
-
-
-def _scifact(data: Path) -> list[str]:
-    claims = []
-    for split in ("train", "dev"):
-        with (data / "scifact" / f"claims_{split}.jsonl").open(encoding="utf-8") as fh:
-            claims += [json.loads(line)["claim"] for line in fh if line.strip()]
-    return claims
-
-
-def _check_covid(data: Path) -> list[str]:
-    path = data / "check_covid" / "covidCheck_dev_composed+extracted.json"
-    with path.open(encoding="utf-8") as fh:
-        return [json.loads(line)["claim"] for line in fh if line.strip()]
-
-
-def _pubmedqa(data: Path) -> list[str]:
-    with (data / "pubmedqa" / "ori_pqal.json").open(encoding="utf-8") as fh:
-        return [item["LONG_ANSWER"] for item in json.load(fh).values()]
-
-
-def _healthver(data: Path) -> list[str]:
-    with (data / "healthver" / "healthver_dev.csv").open(encoding="utf-8", newline="") as fh:
-        return [row["claim"] for row in csv.DictReader(fh)]
-
-
-DATASETS: dict[str, Callable[[Path], list[str]]] = {
-    "scifact": _scifact,
-    "check_covid": _check_covid,
-    "pubmedqa": _pubmedqa,
-    "healthver": _healthver,
-}
+from verifiers.eval.harm import DATASETS
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -1,12 +1,12 @@
 """``veriproxy eval nli``: claim-level quality of an NLI model on SciFact dev, HealthVer or
-Check-COVID dev (claim vs whole abstract, decided through windows with the OR-join)."""
+Check-COVID dev (claim vs whole abstract, decided through windows with the OR-join); the
+measuring is ``verifiers.eval.nli``."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-import time
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -16,8 +16,8 @@ from proxy.cli._judge import add_judge_options, judge_cascade
 from proxy.cli._parser import add_data_dir
 
 if TYPE_CHECKING:
-    from verifiers import Decision
     from verifiers.nli.bundled import BundledNLI
+    from verifiers.nli.decide import Decision
     from verifiers.training.benchmarks import AbstractItem
     from verifiers.training.coverage import CoverageRow
 
@@ -46,34 +46,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from verifiers.eval.nli import evaluate
     from verifiers.nli.bundled import BundledNLI
     from verifiers.training import benchmarks, card
     from verifiers.training.coverage import coverage_table
-    from verifiers.training.evaluate import (
-        CLASS_NAMES,
-        decisions_all,
-        label_ids,
-        metrics,
-        score_items,
-    )
+    from verifiers.training.evaluate import CLASS_NAMES, metrics
 
     backend = BundledNLI(args.model_dir, threads=args.threads)
     items = benchmarks.DATASETS[args.dataset](args.data_dir)[: args.limit]
-    started = time.monotonic()
-    scored = score_items(backend, items, backend.config.window_sizes)
-    decisions = decisions_all(scored, backend.thresholds)
-    gold = [i.label for i in items]
-    result = asdict(metrics(gold, label_ids(decisions))) | {
-        "dataset": args.dataset,
-        "items": len(items),
-        "pairs": sum(map(len, scored)),
-        "model": backend.version,
-        "thresholds": asdict(backend.thresholds),
-        "seconds": round(time.monotonic() - started, 1),
-    }
+    result, decisions = evaluate(backend, args.dataset, items)
     if args.record:
         card.record(backend.model_dir, args.dataset, result)
     # After --record, which stores the plain metrics only.
+    gold = [i.label for i in items]
     coverage = coverage_table(gold, decisions) if args.coverage else None
     judged = _with_judge(args, backend, items, decisions)
     extra: dict[str, Any] = {}
@@ -128,22 +113,17 @@ def _with_judge(
     items: Sequence[AbstractItem],
     decisions: Sequence[Decision],
 ) -> list[int] | None:
-    """Class ids after the cascade (``--judge``): one judge request per escalated claim."""
-    from verifiers.judge.offline import judge_claim
-    from verifiers.windows import WindowSelector, make_evidence
+    """Class ids after the cascade (``--judge``); None without it."""
+    from verifiers.eval.nli import judged_labels
+    from verifiers.windows import WindowSelector
 
     selector = WindowSelector(max_sentences=max(backend.config.window_sizes))
     cascade = judge_cascade(args, selector)
     if cascade is None:
         return None
-    from verifiers import Verdict
 
-    class_of = {Verdict.SUPPORTED: 0, Verdict.UNSUPPORTED: 1, Verdict.CONTRADICTED: 2}
-    labels = []
-    for n, (item, decision) in enumerate(zip(items, decisions, strict=True), start=1):
-        evidence = make_evidence(f"claim-{n}", "", list(item.sentences))
-        verdict = judge_claim(cascade, item.claim, evidence, decision, backend.version)
-        labels.append(class_of[verdict])
-        if n % 25 == 0 or n == len(items):
-            print(f"  judged {n}/{len(items)} claims", file=sys.stderr)
-    return labels
+    def progress(done: int, total: int) -> None:
+        if done % 25 == 0 or done == total:
+            print(f"  judged {done}/{total} claims", file=sys.stderr)
+
+    return judged_labels(cascade, items, decisions, backend.version, progress)

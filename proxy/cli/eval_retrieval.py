@@ -3,33 +3,19 @@
 SciFact (BEIR's set-up): the claims of a split are the queries, the 5,183-abstract corpus is
 indexed into a SQLite index (built once, then reused), the cited documents are relevant.
 ``--split dev`` is BEIR's SciFact test set; tune on ``--split train`` (``--sweep`` prints
-nDCG@10 for a range of lexical weights).
+nDCG@10 for a range of lexical weights). The measuring is ``proxy.retrieval.evaluation``.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from statistics import mean
 
 from proxy.cli._parser import CliError, add_data_dir
 from proxy.cli.index import removed_unless_written
-from proxy.retrieval.fusion import DEFAULT_ALPHA, rrf_fusion, weighted_fusion
+from proxy.retrieval.evaluation import DEFAULT_CACHE, K, compare, load_scifact, search, sweep
+from proxy.retrieval.fusion import DEFAULT_ALPHA
 from proxy.retrieval.hybrid import DEFAULT_CANDIDATES
-from proxy.retrieval.metrics import ndcg_at_k, recall_at_k
-
-DEFAULT_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "veriproxy"
-K = 10
-
-
-@dataclass(frozen=True, slots=True)
-class Query:
-    text: str
-    relevant: frozenset[str]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -53,17 +39,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--sweep", action="store_true", help="nDCG@10 for alpha 0.0 … 1.0")
     parser.add_argument("--threads", type=int, default=2, help="ONNX Runtime threads")
     parser.set_defaults(func=run)
-
-
-def load_scifact(data_dir: Path, split: str) -> list[Query]:
-    path = data_dir / "scifact" / f"claims_{split}.jsonl"
-    with path.open(encoding="utf-8") as fh:
-        claims = [json.loads(line) for line in fh if line.strip()]
-    return [
-        Query(c["claim"], frozenset(str(d) for d in c["cited_doc_ids"]))
-        for c in claims
-        if c["cited_doc_ids"]
-    ]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -92,47 +67,16 @@ def run(args: argparse.Namespace) -> int:
         except BaseException:
             store.close()
             raise
-    n = args.candidates
-    runs: list[tuple[dict[str, float], dict[str, float]]] = [
-        (store.lexical(q.text, n), store.semantic(q.text, n))
-        for q in tqdm(queries, desc=f"search {args.split}", unit="query")
-    ]
+    searching = tqdm(queries, desc=f"search {args.split}", unit="query")
+    runs = search(store, searching, args.candidates)
     store.close()
-
-    def evaluate(
-        fuse: Callable[[dict[str, float], dict[str, float]], list[str]],
-    ) -> tuple[float, float]:
-        ranked = [fuse(lex, sem) for lex, sem in runs]
-        return (
-            mean(ndcg_at_k(r, q.relevant, K) for r, q in zip(ranked, queries, strict=True)),
-            mean(recall_at_k(r, q.relevant, K) for r, q in zip(ranked, queries, strict=True)),
-        )
-
-    def hybrid(alpha: float) -> Callable[[dict[str, float], dict[str, float]], list[str]]:
-        return lambda lex, sem: [
-            f.doc_id for f in weighted_fusion(lex, sem, alpha=alpha, beta=1 - alpha, top_k=K)
-        ]
-
     print(f"\nSciFact {args.split}: {len(queries)} claims, {len(runs)} searched; k={K}")
     if args.sweep:
         print("| alpha (lexical) | nDCG@10 | Recall@10 |\n|---|---|---|")
-        for step in range(11):
-            ndcg, recall = evaluate(hybrid(step / 10))
-            print(f"| {step / 10:.1f} | {ndcg:.3f} | {recall:.3f} |")
+        for alpha, (ndcg, recall) in sweep(runs, queries).items():
+            print(f"| {alpha:.1f} | {ndcg:.3f} | {recall:.3f} |")
         return 0
-    rows = {
-        "BM25 (FTS5)": evaluate(lambda lex, sem: _ranked(lex)),
-        "dense (MiniLM int8)": evaluate(lambda lex, sem: _ranked(sem)),
-        f"hybrid alpha={args.alpha:.2f}/beta={1 - args.alpha:.2f}": evaluate(hybrid(args.alpha)),
-        "RRF (k=60)": evaluate(
-            lambda lex, sem: [f.doc_id for f in rrf_fusion(_ranked(lex), _ranked(sem), top_k=K)]
-        ),
-    }
     print("| retriever | nDCG@10 | Recall@10 |\n|---|---|---|")
-    for name, (ndcg, recall) in rows.items():
+    for name, (ndcg, recall) in compare(runs, queries, args.alpha).items():
         print(f"| {name} | {ndcg:.3f} | {recall:.3f} |")
     return 0
-
-
-def _ranked(scores: dict[str, float]) -> list[str]:
-    return [d for d, _ in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))]

@@ -9,8 +9,8 @@ import jsonschema
 import pytest
 
 from proxy.cli import main
-from proxy.cli.eval_citations import Item, alter_number, render_answer
-from proxy.cli.eval_segmentation import gold_boundaries, ours
+from verifiers.eval.citations import Item, alter_number, render_answer
+from verifiers.eval.segmentation import gold_boundaries, ours
 from verifiers.schema import load_schema
 from verifiers.windows import make_evidence
 

@@ -9,9 +9,9 @@ import pytest
 from proxy.ingest import Article
 from proxy.retrieval import HybridConfig, HybridRetriever, Mode, RetrievalError
 from proxy.retrieval.cache import CachedRetriever
+from proxy.retrieval.evaluation import ndcg_at_k, recall_at_k
 from proxy.retrieval.fusion import minmax, rrf_fusion, weighted_fusion
 from proxy.retrieval.indexing import index_paths
-from proxy.retrieval.metrics import ndcg_at_k, recall_at_k
 from proxy.retrieval.sqlite_store import SqliteIndex, fts_query
 from proxy.state.cache import MemoryCache
 from proxy.state.evidence_cache import EvidenceCache
