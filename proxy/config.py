@@ -162,8 +162,9 @@ def settings_from_mapping(raw: Mapping[str, Any], environ: Mapping[str, str]) ->
     """Validate an already-merged mapping (what tests and embedders build by hand)."""
     from pydantic import ValidationError
 
+    raw, escalates = _lift_escalate(raw)
     try:
-        settings = _schema().validate_python(_lift_escalate(raw))
+        settings = _schema(escalates).validate_python(raw)
     except ValidationError as exc:
         raise ConfigError(_describe(exc)) from None
     return replace(
@@ -181,30 +182,40 @@ def settings_from_mapping(raw: Mapping[str, Any], environ: Mapping[str, str]) ->
 
 
 @cache
-def _schema() -> TypeAdapter[Settings]:
+def _schema(escalates: bool) -> TypeAdapter[Settings]:
     from pydantic import TypeAdapter
 
-    # VerificationSettings.escalate names this type; pydantic finds it among this frame's
-    # names when it builds the schema (the judge's settings load the verifier, so only now).
-    from verifiers.judge.settings import EscalationSettings  # noqa: F401
-
+    # VerificationSettings.escalate is annotated with this name; pydantic looks it up among
+    # this frame's names when it builds the schema.
+    EscalationSettings = _escalation_type(escalates)  # noqa: F841
     return TypeAdapter(Settings)
 
 
-def _lift_escalate(raw: Mapping[str, Any]) -> Mapping[str, Any]:
+def _escalation_type(escalates: bool) -> type:
+    """The judge's settings load the verifier (onnxruntime): a file that sets no escalate is
+    read without them, the name standing for None, the only value the field then takes."""
+    if not escalates:
+        return type(None)
+    from verifiers.judge.settings import EscalationSettings
+
+    return EscalationSettings
+
+
+def _lift_escalate(raw: Mapping[str, Any]) -> tuple[Mapping[str, Any], bool]:
     """The file keeps the judge cascade in ``verification.verifier.escalate``; the rest of
-    ``verifier`` goes to ``Verifier.from_config`` unread. Move it where Settings holds it."""
+    ``verifier`` goes to ``Verifier.from_config`` unread. Move it where Settings holds it, and
+    say whether there was one."""
     verification = raw.get("verification")
     if not isinstance(verification, Mapping):
-        return raw
+        return raw, False
     if "escalate" in verification:
         raise ConfigError("config key verification.escalate: Extra inputs are not permitted")
     verifier = verification.get("verifier")
     if not isinstance(verifier, Mapping) or "escalate" not in verifier:
-        return raw
+        return raw, False
     rest = {key: value for key, value in verifier.items() if key != "escalate"}
     lifted = {**verification, "verifier": rest, "escalate": verifier["escalate"]}
-    return {**raw, "verification": lifted}
+    return {**raw, "verification": lifted}, True
 
 
 def _read_key(upstream: UpstreamSettings, key: str, environ: Mapping[str, str]) -> UpstreamSettings:

@@ -151,10 +151,18 @@ verification:
     assert [rule.name for rule in verification.escalate.when] == ["harmful"]
 
 
-def test_importing_the_configuration_loads_no_heavy_dependency() -> None:
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "import proxy.config",
+        # Only a file that configures the judge cascade loads the verifier.
+        "import proxy.config; proxy.config.load_settings(None, environ={})",
+    ],
+)
+def test_reading_the_configuration_loads_no_heavy_dependency(statement: str) -> None:
     # The figure itself (under 0.1 s) is measured by bench/import_cost.py, not asserted here.
     code = (
-        "import proxy.config, sys; print(sorted(m for m in "
+        f"{statement}; import sys; print(sorted(m for m in "
         "('onnxruntime','redis','prometheus_client') if m in sys.modules))"
     )
     run = subprocess.run(
