@@ -209,7 +209,8 @@ def _lift_escalate(raw: Mapping[str, Any]) -> tuple[Mapping[str, Any], bool]:
     if not isinstance(verification, Mapping):
         return raw, False
     if "escalate" in verification:
-        raise ConfigError("config key verification.escalate: Extra inputs are not permitted")
+        unknown = _MESSAGES["unexpected_keyword_argument"]
+        raise ConfigError(f"config key verification.escalate: {unknown}")
     verifier = verification.get("verifier")
     if not isinstance(verifier, Mapping) or "escalate" not in verifier:
         return raw, False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import re
 import subprocess
 import sys
@@ -173,3 +174,11 @@ def test_reading_the_configuration_loads_no_heavy_dependency(statement: str) -> 
         cwd=Path(__file__).parents[2],
     )
     assert run.stdout.strip() == "[]"
+
+
+def test_the_old_retrieval_settings_path_still_works_with_a_warning() -> None:
+    from proxy.settings.retrieval import RetrievalSettings
+
+    with pytest.warns(DeprecationWarning, match="proxy.settings.retrieval"):
+        old = importlib.reload(importlib.import_module("proxy.evidence.settings"))
+    assert old.RetrievalSettings is RetrievalSettings
