@@ -192,8 +192,9 @@ def _schema(escalates: bool) -> TypeAdapter[Settings]:
 
 
 def _escalation_type(escalates: bool) -> type:
-    """The judge's settings load the verifier (onnxruntime): a file that sets no escalate is
-    read without them, the name standing for None, the only value the field then takes."""
+    """What ``EscalationSettings`` stands for in the schema: the judge's settings, or, for a
+    file without escalate, None's type (the field can only be None), so that such a file is
+    read without loading the verifier (onnxruntime), which the judge's settings import."""
     if not escalates:
         return type(None)
     from verifiers.judge.settings import EscalationSettings

@@ -11,8 +11,8 @@ from annotated_types import Ge, Gt, MinLen
 from proxy.settings._section import Section
 
 if TYPE_CHECKING:
-    # Not imported at run time: it loads the verifier. proxy.config imports it before it
-    # validates a configuration, which is when pydantic needs it.
+    # Not imported at run time: it loads the verifier. proxy.config names it for pydantic
+    # when it validates a file that configures the judge (see proxy.config._schema).
     from verifiers.judge.settings import EscalationSettings
 
 DEFAULT_POLICY = "default"
