@@ -36,7 +36,7 @@ from proxy.limits import StreamSlots
 from proxy.metrics import Metrics
 from proxy.middleware import RequestContextMiddleware
 from proxy.passthrough import PassthroughService
-from proxy.pipeline import Pipeline, build_pipeline
+from proxy.pipeline import build_pipeline
 from proxy.routes import routes
 from proxy.state.runtime import build_shared_state
 from proxy.upstream import UpstreamRouter, build_transport
@@ -63,9 +63,7 @@ def create_app(
     # Redis (if configured), caches, rate limits, replica notices, audit log, recorder.
     shared = build_shared_state(settings, metrics)
     # Evidence, verification and policies as configured, unless the caller brings its own.
-    pipeline = (
-        build_pipeline(settings, metrics, shared) if extensions is None else Pipeline(extensions)
-    )
+    pipeline = build_pipeline(settings, metrics, shared, extensions)
     secrets = settings.secrets()
     # Proxy keys: on when a key store is configured (see proxy.auth); None is the keyless mode.
     key_store = open_store(settings.auth.store) if settings.auth.store else None
@@ -89,6 +87,7 @@ def create_app(
                 secrets,
                 retry=settings.retry,
                 stream_seconds=settings.limits.stream_seconds,
+                request_seconds=settings.limits.request_seconds,
             )
             await pipeline.start()
             app.state.ready = True
@@ -117,7 +116,7 @@ def create_app(
     app.state.shared = shared
     app.state.recorder = shared.recorder
     app.state.policies = pipeline.policies  # None when verification is off (GET /v1/policies)
-    app.state.verification = pipeline.verification  # audits answers that failed upstream
+    app.state.pipeline = pipeline  # POST /v1/verify: the chats' evidence and verifier
     app.state.readiness_checks = (
         *readiness_checks,
         *([partial(store_readiness, key_store)] if key_store is not None else []),

@@ -5,11 +5,14 @@ SSE byte stream. Both run the extension chains of :mod:`proxy.extensions`:
 
     preparers -> upstream -> (stream: transformers | non-stream: finalisers) -> client
 
-Streams: errors before the first chunk raise (the route answers with an HTTP error status);
-after that nothing raises -- an upstream that fails mid-stream ends the client's stream with an
-OpenAI-style error event and ``data: [DONE]``. The returned :class:`ManagedStream` owns the
-upstream response: closing it (end of stream, client disconnect, transformer stopping early)
-closes the upstream request at once.
+Both run within the request deadline (``limits.request_seconds``: to the whole answer, or to the
+stream's start). A :class:`~proxy.errors.ProxyError` raised before an answer exists is told to
+the extensions' failure observers (verification audits it), then raised: the route answers
+with its HTTP error status. Streams: after the first chunk nothing raises -- an upstream that
+fails mid-stream ends the client's stream with an OpenAI-style error event and ``data: [DONE]``.
+The returned :class:`~proxy.streaming.ClosingStream` owns the upstream response: closing it
+(end of stream, client disconnect, transformer stopping early) closes the upstream request at
+once.
 """
 
 from __future__ import annotations
@@ -18,8 +21,8 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator, Mapping
-from contextlib import AsyncExitStack
-from dataclasses import dataclass
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, replace
 
 from proxy.errors import (
     ProxyError,
@@ -29,13 +32,13 @@ from proxy.errors import (
     error_body,
 )
 from proxy.extensions import NO_EXTENSIONS, Extensions, RequestContext
-from proxy.limits import StageTimeout
+from proxy.limits import StageTimeout, deadline
 from proxy.metrics import Metrics
 from proxy.protocol import ChatRequest
 from proxy.retry import DEFAULT_RETRY, RetryPolicy, with_retries
 from proxy.scrub import Scrubber
-from proxy.settings.limits import DEFAULT_STREAM_SECONDS
-from proxy.streaming import DONE, StreamChunk, error_event, json_bytes
+from proxy.settings.limits import DEFAULT_REQUEST_SECONDS, DEFAULT_STREAM_SECONDS
+from proxy.streaming import DONE, ClosingStream, StreamChunk, error_event, json_bytes
 from proxy.upstream import UpstreamRouter
 
 logger = logging.getLogger("veriproxy.chat")
@@ -47,23 +50,18 @@ class ChatResponse:
     headers: tuple[tuple[str, str], ...] = ()
 
 
-class ManagedStream:
-    """An SSE byte stream that closes its upstream when closed, even if never iterated."""
-
-    def __init__(self, body: AsyncIterator[bytes], stack: AsyncExitStack) -> None:
-        self._body = body
-        self._stack = stack
-
-    def __aiter__(self) -> AsyncIterator[bytes]:
-        return self._body
-
-    async def aclose(self) -> None:
-        try:
-            aclose = getattr(self._body, "aclose", None)
-            if aclose is not None:
-                await aclose()
-        finally:
-            await self._stack.aclose()
+@asynccontextmanager
+async def attempt(
+    extensions: Extensions, ctx: RequestContext, seconds: float
+) -> AsyncIterator[None]:
+    """Run the block within the request deadline; a :class:`ProxyError` it raises is told to
+    the failure observers before it propagates."""
+    try:
+        async with deadline("request", seconds):
+            yield
+    except ProxyError as exc:
+        extensions.failed(exc, ctx)
+        raise
 
 
 class ChatService:
@@ -75,8 +73,10 @@ class ChatService:
         secrets: tuple[str, ...] = (),
         retry: RetryPolicy = DEFAULT_RETRY,
         stream_seconds: float = DEFAULT_STREAM_SECONDS,
+        request_seconds: float = DEFAULT_REQUEST_SECONDS,
     ) -> None:
         self._retry = retry
+        self._request_seconds = request_seconds
         self._stream_seconds = stream_seconds
         self._router = router
         self._metrics = metrics
@@ -90,6 +90,14 @@ class ChatService:
         return request
 
     async def complete(
+        self, request: ChatRequest, ctx: RequestContext, headers: Mapping[str, str]
+    ) -> ChatResponse:
+        """The answer's bytes and headers: the upstream's relayed ones, then the finalisers'."""
+        async with attempt(self._extensions, ctx, self._request_seconds):
+            response = await self._complete(request, ctx, headers)
+        return replace(response, headers=(*response.headers, *ctx.state.response_headers.items()))
+
+    async def _complete(
         self, request: ChatRequest, ctx: RequestContext, headers: Mapping[str, str]
     ) -> ChatResponse:
         route = self._router.resolve(request.model)
@@ -113,7 +121,13 @@ class ChatService:
 
     async def open_stream(
         self, request: ChatRequest, ctx: RequestContext, headers: Mapping[str, str]
-    ) -> ManagedStream:
+    ) -> ClosingStream:
+        async with attempt(self._extensions, ctx, self._request_seconds):
+            return await self._open_stream(request, ctx, headers)
+
+    async def _open_stream(
+        self, request: ChatRequest, ctx: RequestContext, headers: Mapping[str, str]
+    ) -> ClosingStream:
         route = self._router.resolve(request.model)
         request = await self._prepare(request, ctx)
         stack = AsyncExitStack()
@@ -132,7 +146,7 @@ class ChatService:
         source = _until_done(chunks, self._metrics, started, self._stream_seconds)
         for transformer in self._extensions.transformers:
             source = transformer.transform(source, ctx)
-        return ManagedStream(self._relay(source, route.label, started), stack)
+        return ClosingStream(self._relay(source, route.label, started), stack.aclose)
 
     async def _relay(
         self, source: AsyncIterator[StreamChunk], label: str, started: float

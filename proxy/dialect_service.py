@@ -28,7 +28,7 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from policies import Policy
+from proxy.chat_service import attempt
 from proxy.dialects import REPORT_EVENT, Dialect, ResponsesDialect, Unverifiable
 from proxy.errors import (
     InvalidRequest,
@@ -39,20 +39,18 @@ from proxy.errors import (
     map_transport_errors,
 )
 from proxy.extensions import Extensions, RequestContext
-from proxy.limits import Limits, deadline
+from proxy.limits import Limits
 from proxy.metrics import Metrics
 from proxy.passthrough import PassthroughService
 from proxy.protocol import ChatRequest
 from proxy.scrub import Scrubber
 from proxy.streaming import DONE, StreamChunk, error_event, frame_sse
 from proxy.upstream import LiteLLMUpstream, Route, UpstreamRouter
-from proxy.verification.service import POLICY_KEY
 
 logger = logging.getLogger("veriproxy.dialects")
 
 T = TypeVar("T")
 NOT_VERIFIABLE = "not_verifiable"
-HEADERS_KEY = "response_headers"
 STATUS_HEADER = "X-Veriproxy-Status"
 
 
@@ -108,9 +106,10 @@ class DialectService:
         request = ChatRequest(body={"model": call.ctx.model, "messages": view})
         for preparer in self._extensions.preparers:
             request = await preparer.prepare(request, call.ctx)
-        policy = call.ctx.attachments.get(POLICY_KEY)
-        if isinstance(policy, Policy) and (reason := call.dialect.skipped_by(policy)):
-            del call.ctx.attachments[POLICY_KEY]  # nothing downstream verifies it
+        state = call.ctx.state
+        policy = None if state.verification_skipped else state.policy
+        if policy is not None and (reason := call.dialect.skipped_by(policy)):
+            state.policy = None  # nothing downstream verifies it
             return call.body, reason
         added = [m for m in request.messages if m not in view]
         return call.dialect.inject(call.body, added), None
@@ -170,13 +169,17 @@ class DialectService:
 
     async def _litellm(self, route: Route, call: Awaitable[T]) -> T:
         try:
-            async with deadline("request", self._request_seconds):
-                return await call
+            return await call
         except UpstreamError as exc:
             self._metrics.upstream_error(exc, route.label)
             raise
 
     async def complete(self, call: DialectCall) -> DialectAnswer:
+        """The answer, within the request deadline (see :func:`proxy.chat_service.attempt`)."""
+        async with attempt(self._extensions, call.ctx, self._request_seconds):
+            return await self._complete(call)
+
+    async def _complete(self, call: DialectCall) -> DialectAnswer:
         body, skipped = await self._prepare(call)
         data = await self._data(call, body)
         text = call.dialect.answer(data)
@@ -203,7 +206,7 @@ class DialectService:
         report = view.get("verification") or unverified("verification did not run")
         finish = choice.get("finish_reason")
         out = call.dialect.apply(data, content if isinstance(content, str) else "", finish, report)
-        return DialectAnswer(self._encode(out), dict(call.ctx.attachments.get(HEADERS_KEY, {})))
+        return DialectAnswer(self._encode(out), dict(call.ctx.state.response_headers))
 
     def _unverified(
         self, call: DialectCall, data: Mapping[str, Any], text: str, reason: str
@@ -216,6 +219,10 @@ class DialectService:
 
     async def open_stream(self, call: DialectCall) -> AsyncIterator[bytes]:
         """The client's byte stream; upstream errors before it starts raise (an HTTP error)."""
+        async with attempt(self._extensions, call.ctx, self._request_seconds):
+            return await self._open_stream(call)
+
+    async def _open_stream(self, call: DialectCall) -> AsyncIterator[bytes]:
         body, skipped = await self._prepare(call)
         stack = AsyncExitStack()
         try:

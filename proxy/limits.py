@@ -35,7 +35,7 @@ from typing import Any, Protocol
 
 from proxy.errors import InvalidRequest, PayloadTooLarge, ProxyError
 from proxy.settings.limits import Limits as Limits
-from proxy.streaming import DONE
+from proxy.streaming import DONE, ClosingStream
 
 # Body fields that bound the completion's length (the newer name first).
 MAX_TOKEN_FIELDS = ("max_completion_tokens", "max_tokens")
@@ -78,6 +78,7 @@ class StageTimeout(ProxyError):
     def __init__(self, stage: str, seconds: float) -> None:
         super().__init__(f"{stage} did not finish within its limit of {seconds:g} s")
         self.code = f"{stage}_timeout"
+        self.seconds = seconds
 
 
 def check_request(body: Mapping[str, Any], limits: Limits) -> None:
@@ -176,32 +177,21 @@ class StreamSlot:
             self._owner._release(self._key)
             self._owner = None
 
-    def hold(self, stream: _Closable) -> SlotStream:
+    def hold(self, stream: _Closable) -> ClosingStream:
         """The stream, holding this slot until the stream is closed (even if never iterated)."""
-        return SlotStream(stream, self)
 
+        async def close() -> None:
+            try:
+                await stream.aclose()
+            finally:
+                self.release()
 
-class SlotStream:
-    """A byte stream that releases its slot when closed. A generator's ``finally`` would not
-    do: a generator closed before its first step never runs it."""
+        return ClosingStream(self._relay(stream), close)
 
-    def __init__(self, stream: _Closable, slot: StreamSlot) -> None:
-        self._stream = stream
-        self._slot = slot
-
-    def __aiter__(self) -> AsyncIterator[bytes]:
-        return self._relay()
-
-    async def _relay(self) -> AsyncIterator[bytes]:
-        async for chunk in self._stream:
+    async def _relay(self, stream: _Closable) -> AsyncIterator[bytes]:
+        async for chunk in stream:
             if chunk.endswith(DONE):
                 # Free the slot before the client sees the end, so a client that starts its
                 # next stream the moment this one ends is not refused.
-                self._slot.release()
+                self.release()
             yield chunk
-
-    async def aclose(self) -> None:
-        try:
-            await self._stream.aclose()
-        finally:
-            self._slot.release()

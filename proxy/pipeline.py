@@ -2,8 +2,9 @@
 
 ``build_pipeline(settings, metrics, shared)`` returns a :class:`Pipeline`: the
 :class:`~proxy.extensions.Extensions` (evidence retrieval and injection, then verification and
-policies), the :class:`~policies.PolicyStore` whose hot-reload thread the app's lifespan starts
-and stops, and the pieces the lifespan warms up and closes.
+policies), the evidence preparer and verification service that ``POST /v1/verify`` shares with
+chats, and the :class:`~policies.PolicyStore` whose hot-reload thread the app's lifespan
+starts and stops.
 """
 
 from __future__ import annotations
@@ -31,22 +32,27 @@ from verifiers._llm import close_llm_clients
 
 @dataclass(frozen=True, slots=True)
 class Pipeline:
+    """What serves chats and ``POST /v1/verify``: the chat service's extensions, the evidence
+    preparer and the verification service both use, and the policies' hot reload."""
+
     extensions: Extensions
+    evidence: EvidencePreparer
+    verification: VerificationService
+    # Verification of chats is on: the policy store to hot-reload, and the replica notices
+    # that make the reload cluster-wide. None: /v1/verify reads the policies once.
     policies: PolicyStore | None = None
-    verification: VerificationService | None = None
-    evidence: EvidencePreparer | None = None
     notices: Notices | None = None
 
     async def start(self) -> None:
         """Load the verifier (so the first request does not pay for it) and watch policies:
         a change this replica's poll finds is announced to the others, and their notices make
-        this one re-read its files at once."""
-        service = self.verification
-        if service is not None:
-            await anyio.to_thread.run_sync(lambda: service.verifier)
+        this one re-read its files at once. With verification off, /v1/verify loads the
+        verifier on its first call instead: a passthrough proxy never pays for the models."""
         store, notices = self.policies, self.notices
         if store is None:
             return
+        service = self.verification
+        await anyio.to_thread.run_sync(lambda: service.verifier)
         if notices is not None:
             loop = asyncio.get_running_loop()
             store.on_change = lambda: _announce(notices, loop)
@@ -58,12 +64,15 @@ class Pipeline:
         the LLM judge's HTTP clients."""
         if self.policies is not None:
             self.policies.stop()
-        if self.evidence is not None:
-            await self.evidence.aclose()
+        await self.evidence.aclose()
         await close_llm_clients()
 
 
-def build_pipeline(settings: Settings, metrics: Metrics, shared: SharedState) -> Pipeline:
+def build_pipeline(
+    settings: Settings, metrics: Metrics, shared: SharedState, extensions: Extensions | None = None
+) -> Pipeline:
+    """The configured pipeline; ``extensions`` replaces the chat service's chains (the
+    evidence preparer and verification service still serve /v1/verify)."""
     # The evidence preparer always runs: with retrieval off it still takes client documents.
     # Retrieval results live in the shared cache (Redis when configured, so replicas share it).
     evidence = build_preparer(
@@ -71,13 +80,12 @@ def build_pipeline(settings: Settings, metrics: Metrics, shared: SharedState) ->
         cache=EvidenceCache(shared.caches["retrieval"], settings.retrieval.cache_ttl_seconds),
     )
     verification = settings.verification
-    if not verification.enabled:
-        return Pipeline(Extensions(preparers=(evidence,)), evidence=evidence)
+    dirs = (verification.policies_dir,) if verification.policies_dir else ()
+    verifies_chats = verification.enabled and extensions is None
 
     def rejected(path: Path, error: PolicyFileError) -> None:
         metrics.policy_reloads.labels("rejected").inc()
 
-    dirs = (verification.policies_dir,) if verification.policies_dir else ()
     store = PolicyStore(
         *dirs,
         default=verification.default_policy,
@@ -88,10 +96,17 @@ def build_pipeline(settings: Settings, metrics: Metrics, shared: SharedState) ->
     service = VerificationService(
         verification, store, metrics, shared.recorder, reports=shared.reports, judge=judge
     )
-    extensions = Extensions(
-        preparers=(evidence, service), transformers=(service,), finalisers=(service,)
+    if extensions is not None:
+        return Pipeline(extensions, evidence, service)
+    if not verifies_chats:
+        return Pipeline(Extensions(preparers=(evidence,)), evidence, service)
+    chains = Extensions(
+        preparers=(evidence, service),
+        transformers=(service,),
+        finalisers=(service,),
+        failure_observers=(service,),
     )
-    return Pipeline(extensions, store, service, evidence, shared.notices)
+    return Pipeline(chains, evidence, service, store, shared.notices)
 
 
 def _announce(notices: Notices, loop: asyncio.AbstractEventLoop) -> None:

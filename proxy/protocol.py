@@ -22,13 +22,15 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
 from starlette.requests import Request
 
 from proxy.errors import InvalidRequest, PayloadTooLarge
 from proxy.scrub import without_surrogates
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
 
 OPTIONS_KEY = "veriproxy"
 # A JSON escape of a UTF-16 surrogate (high or low); only then is a body walked for lone ones.
@@ -146,17 +148,33 @@ def _without_surrogates(value: Any) -> Any:
     return value
 
 
+def load_object(raw: bytes) -> tuple[dict[str, Any], bool]:
+    """A request body that must be a JSON object (see :func:`load_json`)."""
+    data, cleaned = load_json(raw)
+    if not isinstance(data, dict):
+        raise InvalidRequest("request body must be a JSON object")
+    return data, cleaned
+
+
+def parse_body(raw: bytes, model: type[ModelT]) -> ModelT:
+    """A JSON object body validated by ``model``; :class:`InvalidRequest` names the bad field."""
+    data, _ = load_object(raw)
+    return validated(model, data)
+
+
+def validated(model: type[ModelT], data: object, prefix: str | None = None) -> ModelT:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise _invalid(exc, prefix) from None
+
+
 def parse_chat_request(
     raw: bytes, headers: Mapping[str, str]
 ) -> tuple[ChatRequest, RequestOptions]:
     """Validate a chat completion body; raise :class:`InvalidRequest` naming the bad field."""
-    data, cleaned = load_json(raw)
-    if not isinstance(data, dict):
-        raise InvalidRequest("request body must be a JSON object")
-    try:
-        ChatCompletionRequestModel.model_validate(data)
-    except ValidationError as exc:
-        raise _invalid(exc) from None
+    data, cleaned = load_object(raw)
+    validated(ChatCompletionRequestModel, data)
     body_options = data.pop(OPTIONS_KEY, None)
     options = parse_options(body_options, headers)
     unchanged = body_options is None and not cleaned
@@ -174,10 +192,7 @@ def parse_options(body_options: object, headers: Mapping[str, str]) -> RequestOp
         if not isinstance(body_options, dict):
             raise InvalidRequest("'veriproxy' must be an object", param=OPTIONS_KEY)
         merged.update(body_options)
-    try:
-        parsed = _OptionsModel.model_validate(merged)
-    except ValidationError as exc:
-        raise _invalid(exc, prefix=OPTIONS_KEY) from None
+    parsed = validated(_OptionsModel, merged, OPTIONS_KEY)
     return RequestOptions(
         retrieve=parsed.retrieve,
         verify=parsed.verify,

@@ -16,7 +16,7 @@ the client vanished before the first chunk. ``text/event-stream`` is never compr
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterable, AsyncIterator, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -144,6 +144,26 @@ async def frame_sse(
             yield chunk
     if framer.pending.strip():
         raise UpstreamProtocolError("upstream stream ended in the middle of an event")
+
+
+class ClosingStream:
+    """A byte stream that runs ``on_close`` when closed, even if never iterated: a generator's
+    ``finally`` would not do (a generator closed before its first step never runs it)."""
+
+    def __init__(self, body: AsyncIterator[bytes], on_close: Callable[[], Awaitable[None]]) -> None:
+        self._body = body
+        self._on_close = on_close
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return self._body
+
+    async def aclose(self) -> None:
+        try:
+            aclose = getattr(self._body, "aclose", None)
+            if aclose is not None:
+                await aclose()
+        finally:
+            await self._on_close()
 
 
 class ClosingResponse(StreamingResponse):

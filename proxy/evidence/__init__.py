@@ -5,14 +5,11 @@ from __future__ import annotations
 
 from proxy.evidence.documents import DocumentError, client_documents
 from proxy.evidence.inject import Injection, format_evidence, inject
-from proxy.evidence.preparer import ERROR_KEY, EVIDENCE_KEY, QUERY_KEY, EvidencePreparer
+from proxy.evidence.preparer import EvidencePreparer
 from proxy.evidence.query import build_query
 from proxy.settings.retrieval import Backend, RetrievalSettings
 
 __all__ = [
-    "ERROR_KEY",
-    "EVIDENCE_KEY",
-    "QUERY_KEY",
     "Backend",
     "DocumentError",
     "EvidencePreparer",

@@ -2,10 +2,11 @@
 
 Runs first in the chat service's preparer chain. Per request: ``retrieve: false`` turns it off;
 client ``documents`` replace retrieval. The evidence that was injected is left in
-``ctx.attachments["evidence"]`` (a tuple of :class:`~verifiers.Evidence`, in the order listed to
-the model) for the verification step; ``"evidence_query"`` holds the query and
-``"retrieval_error"`` says why retrieval failed, if it did. A failing backend does not fail the
-request: the answer goes out without evidence and verification reports it unsupported.
+``ctx.state.evidence`` (in the order listed to the model) for the verification step,
+``ctx.state.evidence_query`` holds the query and ``ctx.state.retrieval_error`` says why
+retrieval failed, if it did. A failing backend does not fail the request: the answer goes out
+without evidence and verification reports it unsupported. ``POST /v1/verify`` retrieves through
+the same preparer (:meth:`EvidencePreparer.search`), so both share its retriever and cache.
 """
 
 from __future__ import annotations
@@ -16,21 +17,18 @@ from functools import partial
 
 import anyio.to_thread
 
-from proxy.errors import InvalidRequest
+from proxy.errors import InvalidRequest, ServiceUnavailable
 from proxy.evidence.documents import DocumentError, client_documents
 from proxy.evidence.inject import inject
 from proxy.evidence.query import build_query
 from proxy.extensions import RequestContext
+from proxy.limits import StageTimeout
 from proxy.protocol import ChatRequest
 from proxy.retrieval.base import RetrievalError, Retriever
 from proxy.settings.retrieval import RetrievalSettings
 from verifiers import Evidence
 
 logger = logging.getLogger("veriproxy.evidence")
-
-EVIDENCE_KEY = "evidence"
-QUERY_KEY = "evidence_query"
-ERROR_KEY = "retrieval_error"
 
 
 class EvidencePreparer:
@@ -49,26 +47,37 @@ class EvidencePreparer:
             return await self._inject(request, ctx, evidence)
         retrieve = options.retrieve if options.retrieve is not None else self._settings.enabled
         if not retrieve or self._retriever is None:
-            ctx.attachments[EVIDENCE_KEY] = ()
             return request
         query = build_query(request.messages, context_turns=self._settings.context_turns)
-        ctx.attachments[QUERY_KEY] = query
+        ctx.state.evidence_query = query
         if not query:
-            ctx.attachments[EVIDENCE_KEY] = ()
             return request
+        try:
+            found = await self.search(query)
+        except RetrievalError as exc:
+            logger.warning("retrieval failed (%s): answering without evidence", exc)
+            ctx.state.retrieval_error = str(exc)
+            found = ()
+        except StageTimeout as exc:
+            logger.warning("%s: answering without evidence", exc.message)
+            ctx.state.retrieval_error = f"retrieval timed out after {exc.seconds:g} s"
+            found = ()
+        return await self._inject(request, ctx, found)
+
+    async def search(self, query: str, top_k: int | None = None) -> tuple[Evidence, ...]:
+        """The retriever's evidence for ``query`` (``top_k`` defaults to the configured one),
+        within the retrieval timeout. Raises :class:`RetrievalError` when the backend fails,
+        :class:`StageTimeout` past the timeout, :class:`ServiceUnavailable` when retrieval is
+        disabled."""
+        if self._retriever is None:
+            raise ServiceUnavailable("retrieval is disabled: send the evidence with the answer")
         timeout = self._settings.timeout_seconds
         try:
             async with asyncio.timeout(timeout):
-                found = await self._retriever.search(query, top_k=self._settings.top_k)
-        except RetrievalError as exc:
-            logger.warning("retrieval failed (%s): answering without evidence", exc)
-            ctx.attachments[ERROR_KEY] = str(exc)
-            found = []
+                found = await self._retriever.search(query, top_k=top_k or self._settings.top_k)
         except TimeoutError:
-            logger.warning("retrieval took over %g s: answering without evidence", timeout)
-            ctx.attachments[ERROR_KEY] = f"retrieval timed out after {timeout:g} s"
-            found = []
-        return await self._inject(request, ctx, tuple(found))
+            raise StageTimeout("retrieval", timeout) from None
+        return tuple(found)
 
     async def _inject(
         self, request: ChatRequest, ctx: RequestContext, evidence: tuple[Evidence, ...]
@@ -76,7 +85,7 @@ class EvidencePreparer:
         messages, injected = await anyio.to_thread.run_sync(
             partial(inject, budget=self._settings.token_budget), request.messages, evidence
         )
-        ctx.attachments[EVIDENCE_KEY] = injected
+        ctx.state.evidence = injected
         return request.with_body(messages=messages)
 
     async def aclose(self) -> None:

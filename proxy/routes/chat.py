@@ -8,9 +8,8 @@ from starlette.routing import Route
 
 from proxy.auth import Principal, require_model, require_policy
 from proxy.chat_service import ChatService
-from proxy.errors import ProxyError
 from proxy.extensions import RequestContext
-from proxy.limits import Limits, StreamSlots, check_request, deadline
+from proxy.limits import Limits, StreamSlots, check_request
 from proxy.middleware import request_id_of, set_model_label
 from proxy.protocol import forwardable_headers, parse_chat_request, read_body
 from proxy.streaming import SSEResponse
@@ -37,26 +36,17 @@ async def chat_completions(request: Request) -> Response:
     )
     service: ChatService = state.chat_service
     headers = forwardable_headers(request.headers)
+    if not chat.stream:
+        result = await service.complete(chat, ctx, headers)
+        return Response(result.body, headers=dict(result.headers), media_type="application/json")
+    slots: StreamSlots = state.stream_slots
+    slot = slots.acquire(principal.key_id or principal.tenant)
     try:
-        if chat.stream:
-            slots: StreamSlots = state.stream_slots
-            slot = slots.acquire(principal.key_id or principal.tenant)
-            try:
-                async with deadline("request", limits.request_seconds):
-                    stream = await service.open_stream(chat, ctx, headers)
-            except BaseException:
-                slot.release()
-                raise
-            return SSEResponse(slot.hold(stream))
-        async with deadline("request", limits.request_seconds):
-            result = await service.complete(chat, ctx, headers)
-    except ProxyError as exc:
-        if state.verification is not None:
-            state.verification.record_failure(ctx, exc)
+        stream = await service.open_stream(chat, ctx, headers)
+    except BaseException:
+        slot.release()
         raise
-    # Finalisers may add headers (verification status and risk) through the context.
-    headers_out = {**dict(result.headers), **ctx.attachments.get("response_headers", {})}
-    return Response(result.body, headers=headers_out, media_type="application/json")
+    return SSEResponse(slot.hold(stream))
 
 
 ROUTES = [Route("/v1/chat/completions", chat_completions, methods=["POST"])]

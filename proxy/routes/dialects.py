@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from starlette.requests import Request
@@ -15,9 +14,15 @@ from proxy.dialect_service import DialectCall, DialectService
 from proxy.dialects import CompletionsDialect, Dialect, ResponsesDialect
 from proxy.errors import InvalidRequest
 from proxy.extensions import RequestContext
-from proxy.limits import Limits, StreamSlots, check_request, deadline
+from proxy.limits import Limits, StreamSlots, check_request
 from proxy.middleware import request_id_of, set_model_label
-from proxy.protocol import OPTIONS_KEY, forwardable_headers, parse_options, read_body
+from proxy.protocol import (
+    OPTIONS_KEY,
+    forwardable_headers,
+    load_object,
+    parse_options,
+    read_body,
+)
 from proxy.streaming import SSEResponse
 
 
@@ -61,24 +66,17 @@ async def _serve(request: Request, dialect: Dialect) -> Response:
         slots: StreamSlots = state.stream_slots
         slot = slots.acquire(principal.key_id or principal.tenant)
         try:
-            async with deadline("request", limits.request_seconds):
-                events = await service.open_stream(call)
+            events = await service.open_stream(call)
         except BaseException:
             slot.release()
             raise
         return SSEResponse(slot.hold(events))  # type: ignore[arg-type]
-    async with deadline("request", limits.request_seconds):
-        answer = await service.complete(call)
+    answer = await service.complete(call)
     return Response(answer.body, headers=answer.headers, media_type="application/json")
 
 
 def _body(raw: bytes) -> dict[str, Any]:
-    try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError):
-        raise InvalidRequest("request body is not valid JSON") from None
-    if not isinstance(data, dict):
-        raise InvalidRequest("request body must be a JSON object")
+    data, _ = load_object(raw)
     if not isinstance(data.get("model"), str) or not data["model"]:
         raise InvalidRequest("missing required field 'model'", param="model")
     if not isinstance(data.get("stream", False), bool):

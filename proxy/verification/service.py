@@ -6,9 +6,13 @@
   or forbidden policy is a 4xx, not a broken stream) and keeps it on the request context;
 - as a *stream transformer* it runs the policy's stream mode (:mod:`proxy.verification.streams`);
 - as a *response finaliser* it verifies a whole completion, enforces block/redact and adds the
-  top-level ``verification`` report.
+  top-level ``verification`` report;
+- as a *failure observer* it audits a request whose answer never came (the upstream failed).
 
-The evidence is what the retrieval preparer left in ``ctx.attachments["evidence"]`` (none: every
+``POST /v1/verify`` goes through :meth:`VerificationService.verify_answer`: the same verifier,
+judge cascade and policies, for an answer the caller brings.
+
+The evidence is what the retrieval preparer left in ``ctx.state.evidence`` (none: every
 check-worthy sentence comes out ``unsupported`` and the report says no evidence was retrieved).
 Each finished response goes to the ``ResponseRecorder`` (metrics and audit log).
 
@@ -28,11 +32,12 @@ from contextlib import aclosing
 from dataclasses import replace
 from typing import Any
 
-from policies import OnVerifierError, Policy, PolicyStore, StreamMode
+import anyio.to_thread
+
+from policies import OnVerifierError, Policy, PolicyStore, StreamMode, apply_policy
 from proxy.audit.record import ResponseContext
 from proxy.audit.recorder import ResponseRecorder
 from proxy.errors import ProxyError
-from proxy.evidence import ERROR_KEY, EVIDENCE_KEY
 from proxy.extensions import RequestContext
 from proxy.metrics import Metrics
 from proxy.protocol import ChatRequest
@@ -56,11 +61,7 @@ from verifiers.engine import Verifier
 from verifiers.judge import EscalationRun
 
 logger = logging.getLogger("veriproxy.verification")
-POLICY_KEY = "policy"
-SKIPPED_KEY = "verification_skipped"  # the client opted out and the policy allowed it
-JSON_ANSWER_KEY = "json_answer"  # the request asked for JSON (response_format)
 CHAT_ROUTE = "/v1/chat/completions"
-HEADERS_KEY = "response_headers"
 INCLUDE_EVIDENCE = "include_evidence"  # per-request option: send the abstracts too
 DOCUMENTS_FIELD = "evidence_documents"
 
@@ -102,10 +103,9 @@ class VerificationService:
         policy = self._select_policy(ctx)
         if ctx.options.verify is False:
             check_opt_out(policy)  # 403 unless the policy lets callers skip verification
-            ctx.attachments[SKIPPED_KEY] = policy
-        else:
-            ctx.attachments[POLICY_KEY] = policy
-            ctx.attachments[JSON_ANSWER_KEY] = asks_for_json(request.body)
+            ctx.state.verification_skipped = True
+        ctx.state.policy = policy
+        ctx.state.json_answer = asks_for_json(request.body)
         return request
 
     # -- stream transformer -----------------------------------------------------------------
@@ -113,15 +113,14 @@ class VerificationService:
     def transform(
         self, chunks: AsyncIterator[StreamChunk], ctx: RequestContext
     ) -> AsyncIterator[StreamChunk]:
-        skipped = ctx.attachments.get(SKIPPED_KEY)
-        if isinstance(skipped, Policy):
+        if ctx.state.verification_skipped and (skipped := ctx.state.policy) is not None:
             return _recorded(chunks, lambda answer: self._record_skipped(skipped, ctx, answer))
         session = self._session(ctx)
         if session is None:
             return chunks
         gate = session.policy.stream_mode is StreamMode.GATE
         mode = gate_stream if gate else annotate_stream
-        shape = StreamShape(json_content=ctx.attachments.get(JSON_ANSWER_KEY) is True)
+        shape = StreamShape(json_content=ctx.state.json_answer)
 
         def record(outcome: Outcome, answer: str) -> None:
             self._record(outcome, ctx, answer)
@@ -147,13 +146,13 @@ class VerificationService:
     # -- response finaliser -----------------------------------------------------------------
 
     async def finalise(self, completion: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
-        skipped = ctx.attachments.get(SKIPPED_KEY)
-        if isinstance(skipped, Policy):
-            answer = TEXT_PART_SEPARATOR.join(map(message_text, choice_shapes(completion)))
-            report = self._record_skipped(skipped, ctx, answer)
-            ctx.attachments[HEADERS_KEY] = {"X-Veriproxy-Status": report.status.value}
+        policy = ctx.state.policy
+        if policy is None:
             return completion
-        if not isinstance(ctx.attachments.get(POLICY_KEY), Policy):
+        if ctx.state.verification_skipped:
+            answer = TEXT_PART_SEPARATOR.join(map(message_text, choice_shapes(completion)))
+            report = self._record_skipped(policy, ctx, answer)
+            ctx.state.response_headers["X-Veriproxy-Status"] = report.status.value
             return completion
 
         def new_session(choice: int) -> VerificationSession:
@@ -165,9 +164,9 @@ class VerificationService:
             completion,
             new_session,
             lambda outcome, answer: self._record(outcome, ctx, answer),
-            json_content=ctx.attachments.get(JSON_ANSWER_KEY) is True,
+            json_content=ctx.state.json_answer,
         )
-        ctx.attachments[HEADERS_KEY] = verified.headers
+        ctx.state.response_headers.update(verified.headers)
         out = verified.body
         completion_id = out.get("id")
         if self._reports is not None and isinstance(completion_id, str):
@@ -179,6 +178,35 @@ class VerificationService:
         return out
 
     # -- /v1/verify --------------------------------------------------------------------------
+
+    def policy_for(
+        self, tenant: str | None, requested: str | None, key_policies: tuple[str, ...]
+    ) -> Policy:
+        """The policy an answer the caller brings is judged under (no model to match)."""
+        return select_policy(
+            self._policies,
+            tenant=tenant,
+            model=None,
+            requested=requested,
+            key_policies=key_policies,
+        )
+
+    async def verify_answer(
+        self, answer: str, evidence: tuple[Evidence, ...], policy: Policy, tenant: str | None
+    ) -> ResponseReport:
+        """The report on an answer the caller brings, as a chat completion's would be: judged
+        within the verification timeout, escalated as the policy says, the policy applied. A
+        verifier that fails gives ``unverified`` with the reason, not a 500; the policy's
+        ``on_verifier_error`` decides what that means."""
+        verifier = await anyio.to_thread.run_sync(lambda: self.verifier)  # loads on first use
+        try:
+            report = await verifier.averify(
+                answer, evidence, seconds=self._settings.timeout_seconds
+            )
+        except Exception as exc:
+            logger.error("verifier failed", exc_info=exc)
+            report = unverified_report(verifier, f"verifier error ({type(exc).__name__})")
+        return apply_policy(policy, await self.judged(report, policy, tenant, evidence))
 
     async def judged(
         self,
@@ -202,7 +230,7 @@ class VerificationService:
 
     # -- failures ---------------------------------------------------------------------------
 
-    def record_failure(self, ctx: RequestContext, error: ProxyError) -> None:
+    def failed(self, error: ProxyError, ctx: RequestContext) -> None:
         """Audit a request whose answer never reached verification (the upstream failed before
         it): the policy's verifier-error rule decides the recorded status."""
         session = self._session(ctx)
@@ -222,14 +250,10 @@ class VerificationService:
 
     def _record_skipped(self, policy: Policy, ctx: RequestContext, answer: str) -> ResponseReport:
         """Audit an answer whose caller skipped verification, as the policy allowed."""
-        base = self.verifier.report((), (), {}, time.perf_counter())
         report = replace(
-            base,
-            status=ReportStatus.UNVERIFIED,
-            faithful=False,
+            unverified_report(self.verifier, skipped_reason(policy)),
             policy=policy.name,
             shadow=policy.shadow,
-            error=skipped_reason(policy),
         )
         self._recorder.record_response(
             report,
@@ -244,12 +268,12 @@ class VerificationService:
     ) -> VerificationSession | None:
         """A session for one choice; ``fail_closed``: what cannot be verified is withheld,
         whatever the policy's ``on_verifier_error`` says."""
-        policy = ctx.attachments.get(POLICY_KEY)
-        if not isinstance(policy, Policy):
+        policy = ctx.state.policy
+        if policy is None or ctx.state.verification_skipped:
             return None
         if fail_closed:
             policy = replace(policy, on_verifier_error=OnVerifierError.CLOSED)
-        evidence: tuple[Evidence, ...] = tuple(ctx.attachments.get(EVIDENCE_KEY, ()))
+        evidence = ctx.state.evidence
         return VerificationSession(
             self.verifier,
             policy,
@@ -282,10 +306,16 @@ class VerificationService:
         )
 
 
+def unverified_report(verifier: Verifier, reason: str) -> ResponseReport:
+    """An empty ``unverified`` report saying why."""  # TODO(helper-13): engine's public one
+    report = verifier.report((), (), {}, time.perf_counter())
+    return replace(report, status=ReportStatus.UNVERIFIED, faithful=False, error=reason)
+
+
 def _evidence_notes(ctx: RequestContext, evidence: tuple[Evidence, ...]) -> tuple[str, ...]:
     """Say so when the answer was judged without evidence, and why (the policy decides what
     that means: every check-worthy sentence is unsupported)."""
-    failure = ctx.attachments.get(ERROR_KEY)
+    failure = ctx.state.retrieval_error
     if failure:
         return (f"no evidence retrieved: {failure}",)
     return () if evidence else ("no evidence retrieved",)

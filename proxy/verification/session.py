@@ -21,14 +21,21 @@ import anyio.to_thread
 from policies import (
     Policy,
     ResponseDecision,
+    SentenceDecision,
     StreamMode,
-    apply_policy,
-    decide_report,
+    decide_and_apply,
     decide_sentence,
 )
 from proxy.verification.answers import AnswerTexts
 from proxy.verification.escalation import BackgroundEscalation
-from verifiers import CheckResult, Evidence, ReportStatus, ResponseReport, SentenceAnnotation
+from verifiers import (
+    Action,
+    CheckResult,
+    Evidence,
+    ReportStatus,
+    ResponseReport,
+    SentenceAnnotation,
+)
 from verifiers.engine import Verifier
 from verifiers.judge import EscalationRun
 from verifiers.segment import MAX_SENTENCE_CHARS
@@ -114,7 +121,7 @@ class VerificationSession:
             report = await self._with_structured(report, structured)
         if report is not None and self._judge is not None:
             report = await self._judged(report, self._judge)
-        outcome = self._conclude(report or self._unverified_report())
+        outcome = self._conclude(report or self._so_far())
         return list(outcome.report.sentences[len(self._sentences) :]), outcome
 
     def stop(self, reason: str | None = None) -> Outcome:
@@ -124,17 +131,14 @@ class VerificationSession:
             self._judge.cancel()
         if reason is not None and self.error is None:
             self.error = reason
-        base = self._verifier.report(self._sentences, self.evidence, {}, self._started)
-        if self.error is not None:
-            base = replace(base, status=ReportStatus.UNVERIFIED, faithful=False, error=self.error)
-        return self._conclude(base)
+        return self._conclude(self._so_far())
 
     async def verify(self, answer: AnswerTexts) -> Outcome:
         """Verify a whole (non-streamed) answer: its sentences carry their JSON path when the
         answer is structured, and what could not be read makes the report ``unverified``."""
         report = await self._call(self._verify_whole, answer.text, self.evidence)
         if report is None:
-            return self._conclude(self._unverified_report())
+            return self._conclude(self._so_far())
         report = replace(report, sentences=tuple(answer.locate(report.sentences)))
         if self._judge is not None:
             report = await self._judged(report, self._judge)
@@ -159,11 +163,7 @@ class VerificationSession:
                 sentences, self.evidence, report.latency_ms, self._started
             )
             error = report.error or extra.error
-            report = (
-                merged
-                if error is None
-                else replace(merged, status=ReportStatus.UNVERIFIED, faithful=False, error=error)
-            )
+            report = merged if error is None else _unverified(merged, error)
         return self._with_gaps(report, structured)
 
     def _with_gaps(self, report: ResponseReport, answer: AnswerTexts) -> ResponseReport:
@@ -173,8 +173,12 @@ class VerificationSession:
             self._on_unverified(gap.reason.value)
         if answer.error is None:
             return report
-        error = "; ".join(e for e in (report.error, answer.error) if e)
-        return replace(report, status=ReportStatus.UNVERIFIED, faithful=False, error=error)
+        return _unverified(report, "; ".join(e for e in (report.error, answer.error) if e))
+
+    def enforced(self, sentence: SentenceAnnotation) -> Action:
+        """What the proxy does about a decided sentence: its action, or only annotating it
+        under a shadow policy (the policies' own rule)."""
+        return SentenceDecision(sentence.action, (), None, self.policy.shadow).enforced_action
 
     def message_for(self, sentence: SentenceAnnotation) -> str | None:
         """The text that replaces a redacted or blocked sentence."""
@@ -242,7 +246,7 @@ class VerificationSession:
         report = replace(report, notes=(*report.notes, *self._notes), choice=self.choice)
         if self._judge is not None:
             report = replace(report, escalation=self._judge.summary())
-        return Outcome(apply_policy(self.policy, report), decide_report(self.policy, report))
+        return Outcome(*decide_and_apply(self.policy, report))
 
     def _decide(self, sentence: SentenceAnnotation) -> SentenceAnnotation:
         decision = decide_sentence(self.policy, sentence)
@@ -264,9 +268,16 @@ class VerificationSession:
         self.error = message
         self._on_error(kind)
 
-    def _unverified_report(self) -> ResponseReport:
+    def _so_far(self) -> ResponseReport:
+        """The report on the sentences verified so far: ``unverified``, saying why, once
+        verification has stopped on an error."""
         base = self._verifier.report(self._sentences, self.evidence, {}, self._started)
-        return replace(base, status=ReportStatus.UNVERIFIED, faithful=False, error=self.error)
+        return base if self.error is None else _unverified(base, self.error)
+
+
+def _unverified(report: ResponseReport, error: str) -> ResponseReport:
+    # TODO(lead): the verifiers' public constructor once it lands
+    return replace(report, status=ReportStatus.UNVERIFIED, faithful=False, error=error)
 
 
 def _without_details(checks: tuple[CheckResult, ...]) -> tuple[CheckResult, ...]:

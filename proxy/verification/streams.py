@@ -29,7 +29,7 @@ last chunk); the chat service writes ``data: [DONE]`` last.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -167,22 +167,18 @@ async def annotate_stream(
             if delta:
                 answer.append(delta)
                 worker.push(delta)
-            for sentence in worker.take():
-                yield sentence_chunk(template, sentence)
-                if _enforced(session, sentence) is Action.BLOCK:
-                    outcome, cut = _cut(template, session, shape)
-                    for out in cut:
-                        yield out
-                    return
+            out_chunks, outcome = _annotated(template, session, shape, worker.take())
+            for out in out_chunks:
+                yield out
+            if outcome is not None:
+                return
         # The upstream may finish before verification does: a block found now is enforced
         # here all the same (its finish chunk is still held), not only recorded.
-        for sentence in await worker.drain():
-            yield sentence_chunk(template, sentence)
-            if _enforced(session, sentence) is Action.BLOCK:
-                outcome, cut = _cut(template, session, shape)
-                for out in cut:
-                    yield out
-                return
+        out_chunks, outcome = _annotated(template, session, shape, await worker.drain())
+        for out in out_chunks:
+            yield out
+        if outcome is not None:
+            return
         rest, outcome = await session.finish(held.texts())
         if answer or held.json or held.calls:
             outcome = session.delivered(outcome)
@@ -226,11 +222,9 @@ async def gate_stream(
                 yield StreamChunk.from_data(rest)
             gate.extend(delta, first_logprobs(data))
             for sentence in await session.feed(delta):
-                if _enforced(session, sentence) is Action.BLOCK:
-                    yield sentence_chunk(template, session.withhold(sentence))
+                if session.enforced(sentence) is Action.BLOCK:
                     outcome = session.stop()
-                    report = session.client_report(outcome.report, gate.shown)
-                    for out in _blocked(template, outcome, gate.separator(), report, shape):
+                    for out in gate.blocked(template, outcome, [sentence], shape):
                         yield out
                     return
                 for out in gate.release(template, sentence):
@@ -238,10 +232,7 @@ async def gate_stream(
         structured = held.texts()
         rest_sentences, outcome = await session.finish(structured)
         if outcome.decision.enforced_action is Action.BLOCK:
-            for sentence in rest_sentences:
-                yield sentence_chunk(template, session.withhold(sentence))
-            report = session.client_report(outcome.report, gate.shown)
-            for out in _blocked(template, outcome, gate.separator(), report, shape):
+            for out in gate.blocked(template, outcome, rest_sentences, shape):
                 yield out
             return
         for sentence in (s for s in rest_sentences if s.path is None):
@@ -277,7 +268,7 @@ def _release_structured(
     """Gate mode: the JSON answer and the tool calls, whole and redacted value by value, then
     the annotations of their sentences."""
     located = [s for s in sentences if s.path is not None]
-    redacted = [s for s in located if _enforced(session, s) is Action.REDACT]
+    redacted = [s for s in located if session.enforced(s) is Action.REDACT]
     message = redact_message(held.message, structured, redacted, session.message_for)
     out: list[StreamChunk] = []
     if message.get("content"):
@@ -310,7 +301,7 @@ class _Gate:
 
     def release(self, template: Mapping[str, Any], s: SentenceAnnotation) -> list[StreamChunk]:
         gap = self.answer[self._released : s.start]  # usually the space between sentences
-        if _enforced(self._session, s) is Action.REDACT:
+        if self._session.enforced(s) is Action.REDACT:
             text = gap + (self._session.message_for(s) or "")
             tokens = self._tokens.take(self._released, s.start)
             s = self._session.withhold(s)
@@ -323,8 +314,19 @@ class _Gate:
         out.append(sentence_chunk(template, s))
         return out
 
-    def separator(self) -> str:
-        return "\n\n" if self._released else ""
+    def blocked(
+        self,
+        template: Mapping[str, Any],
+        outcome: Outcome,
+        unreleased: Sequence[SentenceAnnotation],
+        shape: StreamShape,
+    ) -> list[StreamChunk]:
+        """The end of a blocked answer: the sentences never released, withheld; the block
+        message after what the client has; the report as the client may see it."""
+        out = [sentence_chunk(template, self._session.withhold(s)) for s in unreleased]
+        report = self._session.client_report(outcome.report, self.shown)
+        separator = "\n\n" if self._released else ""
+        return [*out, *_blocked(template, outcome, separator, report, shape)]
 
     def remainder(self, template: Mapping[str, Any]) -> StreamChunk | None:
         """The text after the last sentence (it holds none), with its logprobs."""
@@ -371,18 +373,23 @@ class _Background:
             self._ready.extend(done)
 
 
-def _enforced(session: VerificationSession, sentence: SentenceAnnotation) -> Action:
-    return Action.ANNOTATE if session.policy.shadow else sentence.action
-
-
-def _cut(
-    template: Mapping[str, Any], session: VerificationSession, shape: StreamShape
-) -> tuple[Outcome, list[StreamChunk]]:
-    """Annotate mode: a sentence the client already has is blocked. The stream ends here
-    (block message, ``content_filter``, the upstream cancelled) and the report tells what
+def _annotated(
+    template: Mapping[str, Any],
+    session: VerificationSession,
+    shape: StreamShape,
+    sentences: Sequence[SentenceAnnotation],
+) -> tuple[list[StreamChunk], Outcome | None]:
+    """Annotate mode: the annotation chunks of verified sentences, up to the first the policy
+    blocks. The client already has that sentence, so the stream ends there (block message,
+    ``content_filter``, the upstream cancelled) and the outcome, returned, tells what
     happened: ``flagged`` with ``delivered_before_block``, never ``blocked``."""
-    outcome = session.delivered(session.stop())
-    return outcome, _blocked(template, outcome, "\n\n", outcome.report, shape)
+    out: list[StreamChunk] = []
+    for sentence in sentences:
+        out.append(sentence_chunk(template, sentence))
+        if session.enforced(sentence) is Action.BLOCK:
+            outcome = session.delivered(session.stop())
+            return [*out, *_blocked(template, outcome, "\n\n", outcome.report, shape)], outcome
+    return out, None
 
 
 def _blocked(

@@ -12,8 +12,14 @@ from proxy.protocol import ChatRequest
 from proxy.streaming import StreamChunk
 from proxy.testing.server_thread import RunningEmulator, RunningProxy
 from tests.conftest import sdk_client
+from verifiers.windows import make_evidence
 
 MESSAGES = [{"role": "user", "content": "Aspirin works. It thins blood."}]
+
+
+def cited(ctx: RequestContext) -> list[str]:
+    """What the preparer left for the later steps, as citation markers."""
+    return [f"PMID:{e.pmid}" for e in ctx.state.evidence]
 
 
 class InjectEvidence:
@@ -22,7 +28,7 @@ class InjectEvidence:
 
     async def prepare(self, request: ChatRequest, ctx: RequestContext) -> ChatRequest:
         self.seen.append(ctx)
-        ctx.attachments["evidence"] = ["PMID:1"]
+        ctx.state.evidence = (make_evidence("1", "Aspirin", "Aspirin thins blood."),)
         system = {"role": "system", "content": "Cite [PMID:1]."}
         return request.with_body(messages=[system, *request.messages])
 
@@ -55,7 +61,7 @@ class Annotate:
                 "created": 0,
                 "model": ctx.model,
                 "choices": [{"index": 0, "delta": {}, "finish_reason": None}],
-                "verification": {"report": ctx.attachments["evidence"]},
+                "verification": {"report": cited(ctx)},
             }
         )
 
@@ -77,7 +83,7 @@ class StopAfter:
 
 class AddVerification:
     async def finalise(self, completion: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
-        return {**completion, "verification": {"evidence": ctx.attachments["evidence"]}}
+        return {**completion, "verification": {"evidence": cited(ctx)}}
 
 
 def client(proxy: RunningProxy) -> openai.OpenAI:

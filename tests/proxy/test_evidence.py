@@ -9,7 +9,7 @@ import pytest
 from proxy.errors import InvalidRequest
 from proxy.evidence.documents import DocumentError, client_documents
 from proxy.evidence.inject import estimate_tokens, format_evidence, inject
-from proxy.evidence.preparer import ERROR_KEY, EVIDENCE_KEY, QUERY_KEY, EvidencePreparer
+from proxy.evidence.preparer import EvidencePreparer
 from proxy.evidence.query import build_query
 from proxy.extensions import RequestContext
 from proxy.ingest import Article, to_evidence
@@ -175,10 +175,10 @@ async def test_preparer_retrieves_injects_and_keeps_evidence(retriever: HybridRe
     out = await preparer.prepare(request("Does tamoxifen metabolism affect outcome?"), context)
     system, user = out.messages
     assert user["content"] == "Does tamoxifen metabolism affect outcome?"
-    kept = context.attachments[EVIDENCE_KEY]
+    kept = context.state.evidence
     assert kept[0].pmid == "24341590" and len(kept) == 3
     assert all(f"[PMID:{e.pmid}]" in system["content"] for e in kept)
-    assert context.attachments[QUERY_KEY] == "Does tamoxifen metabolism affect outcome?"
+    assert context.state.evidence_query == "Does tamoxifen metabolism affect outcome?"
 
 
 async def test_preparer_opt_out_and_client_documents(retriever: HybridRetriever) -> None:
@@ -186,13 +186,13 @@ async def test_preparer_opt_out_and_client_documents(retriever: HybridRetriever)
     original = request("Does tamoxifen metabolism affect outcome?")
     context = ctx(retrieve=False)
     assert await preparer.prepare(original, context) is original
-    assert context.attachments[EVIDENCE_KEY] == ()
+    assert context.state.evidence == ()
 
     context = ctx(documents=({"id": "42", "text": "Our leaflet: take with food."},))
     out = await preparer.prepare(original, context)
     assert "[PMID:42]" in out.messages[0]["content"]
     assert "tamoxifen" not in out.messages[0]["content"].lower()
-    assert [e.retriever for e in context.attachments[EVIDENCE_KEY]] == ["client"]
+    assert [e.retriever for e in context.state.evidence] == ["client"]
 
     with pytest.raises(InvalidRequest):
         await preparer.prepare(original, ctx(documents=({"title": "x"},)))
@@ -211,6 +211,6 @@ class Down:
 async def test_failing_backend_answers_without_evidence() -> None:
     context = ctx()
     out = await EvidencePreparer(Down(), RetrievalSettings()).prepare(request("q?"), context)
-    assert context.attachments[EVIDENCE_KEY] == ()
-    assert context.attachments[ERROR_KEY] == "index unavailable"
+    assert context.state.evidence == ()
+    assert context.state.retrieval_error == "index unavailable"
     assert "no abstracts were found" in out.messages[0]["content"]

@@ -81,6 +81,23 @@ def test_upstream_error_before_the_answer_is_recorded(
     assert UPSTREAM_KEY not in audit.read_text()
 
 
+@pytest.mark.parametrize(
+    ("path", "question"),
+    [("/completions", {"prompt": "ALDH1 and prognosis?"}), ("/responses", {"input": "ALDH1?"})],
+)
+def test_dialect_upstream_error_before_the_answer_is_recorded(
+    audited: tuple[RunningProxy, Path], path: str, question: dict[str, str]
+) -> None:
+    """Legacy completions and the Responses API tell the same failure observers as chat."""
+    proxy, audit = audited
+    body = {"model": "emu-error-503", **question}
+    assert httpx.post(f"{proxy.base_url}{path}", json=body, timeout=30).status_code == 503
+    [record] = _records(audit, 1)
+    assert record["status"] != "verified"
+    assert record["error"] and "503" in record["error"]
+    assert UPSTREAM_KEY not in audit.read_text()
+
+
 @pytest.mark.parametrize("mode", ["die", "malformed", "nodone", "drip-3000"])
 def test_upstream_failure_mid_stream_is_recorded(
     audited: tuple[RunningProxy, Path], mode: str
