@@ -25,7 +25,7 @@ from proxy.state.evidence_cache import EvidenceCache
 from proxy.state.notices import POLICY_RELOAD, Notices
 from proxy.state.policy_sync import follow_policy_notices
 from proxy.state.runtime import SharedState
-from proxy.verification.judge import JUDGE_CACHE, JudgeResources
+from proxy.verification.judge import JudgeResources
 from proxy.verification.service import VerificationService
 from verifiers._llm import close_llm_clients
 
@@ -77,7 +77,7 @@ def build_pipeline(
     # Retrieval results live in the shared cache (Redis when configured, so replicas share it).
     evidence = build_preparer(
         settings.retrieval,
-        cache=EvidenceCache(shared.caches["retrieval"], settings.retrieval.cache_ttl_seconds),
+        cache=EvidenceCache(shared.retrieval_cache, settings.retrieval.cache_ttl_seconds),
     )
     verification = settings.verification
     dirs = (verification.policies_dir,) if verification.policies_dir else ()
@@ -92,7 +92,7 @@ def build_pipeline(
         poll_seconds=verification.reload_seconds,
         on_reload_error=rejected,
     )
-    judge = JudgeResources(settings.models, shared.limiter, shared.caches[JUDGE_CACHE], metrics)
+    judge = JudgeResources(settings.models, shared.limiter, shared.judge_cache, metrics)
     service = VerificationService(
         verification, store, metrics, shared.recorder, reports=shared.reports, judge=judge
     )

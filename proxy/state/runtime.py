@@ -7,7 +7,7 @@ inside its lifespan. With no ``redis:`` section everything is in-memory and per 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
@@ -23,14 +23,15 @@ from proxy.state.ratelimit import MemoryRateLimiter, RateLimiter, RedisRateLimit
 from proxy.state.ratelimit_middleware import RateLimitMiddleware
 from proxy.state.reports import REPORTS_CACHE, ReportStore
 
-RETRIEVAL_CACHE = "retrieval"  # evidence by query, sized by ``retrieval.cache_entries``
+RETRIEVAL_CACHE = "retrieval"  # the cache's name: its Redis key prefix and metric label
 REPORTS_MEMORY_ENTRIES = 2_000  # reports are larger than cache entries; Redis keeps more
 
 
 @dataclass(frozen=True, slots=True)
 class SharedState:
     link: RedisLink | None
-    caches: Mapping[str, Cache]  # by name: RETRIEVAL_CACHE, JUDGE_CACHE (LLM judge rulings)
+    retrieval_cache: Cache  # evidence by query, sized by ``retrieval.cache_entries``
+    judge_cache: Cache  # the LLM judge's checked rulings
     limiter: RateLimiter
     notices: Notices
     audit: AuditLog
@@ -62,10 +63,6 @@ def build_shared_state(settings: Settings, metrics: Metrics) -> SharedState:
             return MemoryCache(name, entries, observer=metrics)
         return RedisCache(name, link, fallback_entries=entries)
 
-    caches = {
-        RETRIEVAL_CACHE: cache(RETRIEVAL_CACHE, settings.retrieval.cache_entries),
-        JUDGE_CACHE: cache(JUDGE_CACHE, DEFAULT_MAX_ENTRIES),
-    }
     reports = cache(REPORTS_CACHE, REPORTS_MEMORY_ENTRIES)
     limiter: RateLimiter
     notices: Notices
@@ -96,7 +93,8 @@ def build_shared_state(settings: Settings, metrics: Metrics) -> SharedState:
     )
     return SharedState(
         link=link,
-        caches=caches,
+        retrieval_cache=cache(RETRIEVAL_CACHE, settings.retrieval.cache_entries),
+        judge_cache=cache(JUDGE_CACHE, DEFAULT_MAX_ENTRIES),
         limiter=limiter,
         notices=notices,
         audit=audit,

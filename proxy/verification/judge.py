@@ -20,7 +20,6 @@ from verifiers._llm import LLMEndpoint
 from verifiers.engine import Verifier
 from verifiers.judge import Cascade, EscalationSettings, JudgeClient, LiteLLMJudgeClient
 
-JUDGE_CACHE = "judge"
 KEYLESS = "no-key"  # sent to an OpenAI-compatible judge upstream configured without a key
 
 

@@ -106,7 +106,7 @@ async def test_memory_cache_ttl_and_lru_bound() -> None:
 def test_retrieval_cache_entries_size_the_servers_retrieval_cache(redis: object) -> None:
     raw = {"retrieval": {"enabled": False, "cache_entries": 7}, "verification": {"enabled": False}}
     app = create_app(settings_from_mapping({**raw, "redis": redis}, environ={}))
-    cache = app.state.shared.caches["retrieval"]
+    cache = app.state.shared.retrieval_cache
     # In memory, or (with Redis) what this process keeps while Redis is away.
     assert isinstance(cache, RedisCache if redis else MemoryCache)
     assert cache.max_entries == 7
