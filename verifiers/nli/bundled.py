@@ -11,6 +11,7 @@ order, max length, input names, calibrated thresholds, version) and ``MODEL_CARD
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,9 @@ from tokenizers import Encoding, Tokenizer
 
 from verifiers.nli._base import NLIError, NLIPair, NLIScores
 from verifiers.nli.decide import Thresholds
+from verifiers.nli.devices import onnx_providers
+
+logger = logging.getLogger("veriproxy.nli")
 
 MODEL_DIR = Path(__file__).resolve().parent.parent / "models" / "nli"
 CONFIG_FILE = "nli_config.json"
@@ -103,7 +107,10 @@ class BundledNLI:
     calls (ONNX Runtime sessions are); ``threads`` sets ``intra_op_num_threads``.
 
     ``model_file`` swaps the graph (a name in ``model_dir`` or an absolute path), e.g. the fp32
-    export for the parity check; ``providers`` picks ONNX Runtime execution providers."""
+    export for the parity check; ``device`` (``cpu``, ``cuda``, ``auto``) picks the ONNX Runtime
+    execution providers (:mod:`verifiers.nli.devices`: CUDA falls back to the CPU where there
+    is none), ``providers`` names them outright. The int8 graph's quantized matrix products
+    are CPU kernels: on a GPU, give an fp16/fp32 export as ``model_file``."""
 
     name = "bundled"
 
@@ -114,7 +121,8 @@ class BundledNLI:
         threads: int = 1,
         batch_size: int = DEFAULT_BATCH_SIZE,
         model_file: str | None = None,
-        providers: Sequence[str] = ("CPUExecutionProvider",),
+        device: str = "cpu",
+        providers: Sequence[str] | None = None,
     ) -> None:
         import onnxruntime as ort
 
@@ -130,13 +138,18 @@ class BundledNLI:
         graph = self.model_dir / (model_file or self.config.model_file)
         try:
             self._session: Any = ort.InferenceSession(
-                str(graph), sess_options=options, providers=list(providers)
+                str(graph),
+                sess_options=options,
+                providers=list(providers or onnx_providers(device)),
             )
             self._tokenizer = load_tokenizer(
                 self.model_dir / self.config.tokenizer_file, self.config.max_length
             )
         except Exception as exc:  # onnxruntime raises its own non-exported exception types
             raise NLIError(f"cannot load the bundled NLI model from {graph}: {exc}") from exc
+        # Where it really runs: the first provider the session took.
+        self.provider: str = self._session.get_providers()[0]
+        logger.info("bundled NLI model %s runs on %s", self.version, self.provider)
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._order = [
             self.config.labels.index(n) for n in ("entailment", "neutral", "contradiction")

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from verifiers.nli._base import NLIError, NLIPair, NLIScores
+from verifiers.nli.devices import torch_device
 
 _LABEL_NAMES: Mapping[str, str] = {
     "entailment": "entailment",
@@ -49,7 +50,9 @@ def label_order(id2label: Mapping[int, str]) -> dict[int, str]:
 
 
 class HFNLI:
-    """NLI with a transformers ``AutoModelForSequenceClassification`` (CPU or CUDA)."""
+    """NLI with a transformers ``AutoModelForSequenceClassification``. ``device``: ``cpu``,
+    ``cuda`` or ``auto`` (:mod:`verifiers.nli.devices`; CUDA falls back to the CPU where torch
+    sees none); ``provider`` says where it runs."""
 
     name = "hf"
 
@@ -72,9 +75,10 @@ class HFNLI:
             self._model = AutoModelForSequenceClassification.from_pretrained(str(model))
         except (OSError, ValueError) as exc:
             raise NLIError(f"cannot load Hugging Face model {model}: {exc}") from exc
-        self._model.to(device).eval()
+        self._device = torch_device(device)
+        self._model.to(self._device).eval()
         self._order = label_order(self._model.config.id2label)
-        self._device = device
+        self.provider = self._device
         self._batch_size = batch_size
         # Never past the model's position table (small models often have fewer than 256).
         positions = getattr(self._model.config, "max_position_embeddings", max_length)
