@@ -11,11 +11,12 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from verifiers._llm import DEFAULT_TIMEOUT_S, LLMEndpoint
-from verifiers._registry import lookup
+from verifiers._registry import Registry
 from verifiers.checks.normalise import content_tokens
 
 # Sentences that assert nothing about the world: questions, greetings, meta talk, hedges,
@@ -197,13 +198,11 @@ def locate(claim: str, sentence: str) -> ClaimSpan:
     return ClaimSpan(claim, hits[0].start(), hits[-1].end())
 
 
-DECOMPOSERS: dict[str, type[RuleDecomposer] | type[LLMDecomposer]] = {
-    RuleDecomposer.name: RuleDecomposer,
-    LLMDecomposer.name: LLMDecomposer,
-}
+DECOMPOSERS: Registry[Callable[..., Decomposer]] = Registry("decomposer")
+DECOMPOSERS.add(RuleDecomposer.name, RuleDecomposer)
+DECOMPOSERS.add(LLMDecomposer.name, LLMDecomposer)
 
 
 def create_decomposer(name: str = RuleDecomposer.name, **options: Any) -> Decomposer:
     """Build a registered decomposer by name (``rules`` or ``llm``), as config selects it."""
-    decomposer: Decomposer = lookup(DECOMPOSERS, name, "decomposer")(**options)
-    return decomposer
+    return DECOMPOSERS.get(name)(**options)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -23,7 +23,8 @@ from typing import Any, Protocol, runtime_checkable
 import yaml
 
 from verifiers._llm import BatchedLLM
-from verifiers._registry import lookup
+from verifiers._registry import Registry
+from verifiers.errors import HarmError as HarmError  # defined there, importable here
 
 MIN_HARM = 1
 MAX_HARM = 5
@@ -40,10 +41,6 @@ JUDGE_SYSTEM = (
     '["short reason", ...]}, ...]} with one entry per numbered claim.'
 )
 DEFAULT_BATCH_SIZE = 16
-
-
-class HarmError(Exception):
-    """A harm scorer could not score a batch (judge unreachable, malformed answer, …)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,12 +182,11 @@ def parse_judge_answer(content: str, expected: int) -> list[HarmAssessment]:
     return [by_index[i] for i in range(expected)]
 
 
-HARM_SCORERS: dict[str, type[RuleHarmScorer] | type[LLMHarmJudge]] = {
-    RuleHarmScorer.name: RuleHarmScorer,
-    LLMHarmJudge.name: LLMHarmJudge,
-}
+HARM_SCORERS: Registry[Callable[..., HarmScorer]] = Registry("harm scorer")
+HARM_SCORERS.add(RuleHarmScorer.name, RuleHarmScorer)
+HARM_SCORERS.add(LLMHarmJudge.name, LLMHarmJudge)
 
 
 def get_harm_scorer(name: str = RuleHarmScorer.name, **options: Any) -> HarmScorer:
     """Build a registered scorer by name (``rules`` or ``llm``), as config selects it."""
-    return lookup(HARM_SCORERS, name, "harm scorer")(**options)
+    return HARM_SCORERS.get(name)(**options)

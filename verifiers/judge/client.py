@@ -12,10 +12,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from verifiers._llm import LLMEndpoint, LLMReply
-
-
-class JudgeFailure(Exception):
-    """The judge could not be reached or refused the request."""
+from verifiers.errors import JudgeFailure as JudgeFailure  # defined there, importable here
 
 
 class JudgeClient(Protocol):

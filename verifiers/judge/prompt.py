@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from verifiers._types import Evidence, Verdict
+from verifiers.errors import MalformedReply as MalformedReply  # defined there, importable here
 from verifiers.windows import Window
 
 CHARS_PER_TOKEN = 4  # a rough count for budgets; the judge's usage gives the real one
@@ -60,10 +61,6 @@ RESPONSE_SCHEMA: Mapping[str, Any] = {
     "required": ["verdicts"],
     "additionalProperties": False,
 }
-
-
-class MalformedReply(ValueError):
-    """The judge's reply is not the JSON the request asked for."""
 
 
 @dataclass(frozen=True, slots=True)

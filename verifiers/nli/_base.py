@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from verifiers._types import NLILabel
+from verifiers.errors import NLIError as NLIError  # defined there, importable here
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,10 +34,6 @@ class NLIScores:
         if best == self.entailment:
             return NLILabel.ENTAILMENT
         return NLILabel.NEUTRAL
-
-
-class NLIError(Exception):
-    """An NLI backend could not score the pairs (model missing, judge unreachable, …)."""
 
 
 @runtime_checkable

@@ -6,35 +6,26 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from verifiers._registry import Registry
 from verifiers.nli._base import NLIBackend, NLIError
 
 BackendFactory = Callable[..., NLIBackend]
-_FACTORIES: dict[str, BackendFactory] = {}
+# An unknown backend is an NLIError, as any other reason the backend cannot run.
+BACKENDS: Registry[BackendFactory] = Registry("NLI backend", error=NLIError)
 
 
 def register_backend(name: str) -> Callable[[BackendFactory], BackendFactory]:
     """Decorator: make ``factory(**options)`` available as backend ``name``."""
-
-    def decorate(factory: BackendFactory) -> BackendFactory:
-        _FACTORIES[name] = factory
-        return factory
-
-    return decorate
+    return BACKENDS.register(name)
 
 
 def backend_names() -> tuple[str, ...]:
-    return tuple(sorted(_FACTORIES))
+    return BACKENDS.names()
 
 
 def create_backend(name: str, **options: Any) -> NLIBackend:
     """Build the backend registered as ``name`` with its options."""
-    try:
-        factory = _FACTORIES[name]
-    except KeyError:
-        raise NLIError(
-            f"unknown NLI backend {name!r}; known: {', '.join(backend_names())}"
-        ) from None
-    return factory(**options)
+    return BACKENDS.get(name)(**options)
 
 
 @register_backend("bundled")
