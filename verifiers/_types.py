@@ -256,6 +256,14 @@ class ResponseReport:
     delivered_before_block: bool = False
     escalation: EscalationSummary | None = None  # None: no escalation configured
 
+    def as_unverified(self, error: str) -> ResponseReport:
+        """This report, ``unverified`` for ``error`` (a timeout, a failed verifier, a part of
+        the answer that could not be read): its sentences stand, but it is never called
+        verified or faithful. The one way every layer marks a report so."""
+        return dataclasses.replace(
+            self, status=ReportStatus.UNVERIFIED, faithful=False, error=error
+        )
+
 
 def to_json(obj: Any) -> Any:
     """Turn a report structure (or a tuple/mapping of them) into plain JSON-ready values."""

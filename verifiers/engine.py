@@ -39,10 +39,7 @@ from verifiers._types import (
     SentenceAnnotation,
     Verdict,
 )
-from verifiers.checks import check_direction, check_negation, check_numbers, check_quotes
-from verifiers.checks.entities import ENTITY, check_entities
-from verifiers.checks.numbers import NUMBERS, UNSTATED
-from verifiers.checks.quotes import QUOTE_CHECK
+from verifiers.checks import Check, CheckInput, Effect, Scope, get_checks
 from verifiers.citations import parse_citations, strip_citations
 from verifiers.claims import ClaimSpan, Decomposer, create_decomposer, is_checkworthy
 from verifiers.harm import HarmScorer, get_harm_scorer
@@ -62,7 +59,6 @@ from verifiers.windows import SentenceEncoder, Window, WindowSelector, evidence_
 GLOBAL_WINDOWS = 3
 # Sentences judged per batch when ``verify`` runs against a deadline (checked between batches).
 DEADLINE_BATCH = 16
-ON_TOPIC = 0.4  # window prefilter score from which a window's numbers are compared
 _SPACE_BEFORE_PUNCT = re.compile(
     r"\s+([.,;:!?])"
 )  # windows joined into one premise for the global pass
@@ -111,11 +107,16 @@ class Verifier:
         selector: WindowSelector | None = None,
         harm: HarmScorer | None = None,
         thresholds: Thresholds | None = None,
+        checks: Sequence[Check] | None = None,
     ) -> None:
         self.nli = nli
         self.decomposer = decomposer or create_decomposer("rules")
         self.selector = selector or WindowSelector()
         self.harm = harm or get_harm_scorer()
+        self.checks = get_checks() if checks is None else tuple(checks)
+        self._claim_checks = [c for c in self.checks if c.scope is Scope.CLAIM]
+        self._sentence_checks = [c for c in self.checks if c.scope is Scope.SENTENCE]
+        self._effects = {name: e for c in self._claim_checks for name, e in c.effects.items()}
         # Calibrated thresholds travel with the model (BundledNLI.thresholds); others use defaults.
         calibrated = getattr(nli, "thresholds", None)
         self.thresholds: Thresholds = thresholds or (
@@ -126,8 +127,12 @@ class Verifier:
     def from_config(cls, config: Mapping[str, Any] | None = None) -> Verifier:
         """Build from plain config, e.g. ``{"nli": {"name": "hf", "model": "..."},
         "decomposer": {"name": "rules"}, "harm": {"name": "rules"},
-        "windows": {"per_abstract": 2, "max_windows": 6, "embed": false}}``."""
+        "windows": {"per_abstract": 2, "max_windows": 6, "embed": false},
+        "checks": ["numbers", "negation", "direction", "entities", "quotes"]}`` (``checks``:
+        the deterministic checks to run, by registered name; all built-in ones by default).
+        An unknown name raises ``UnknownComponent`` (``NLIError`` for an NLI backend)."""
         config = config or {}
+        checks = get_checks(config.get("checks"))  # a misspelt name fails before the model loads
         nli_options = dict(config.get("nli", {}))
         decomposer_options = dict(config.get("decomposer", {}))
         harm_options = dict(config.get("harm", {}))
@@ -151,6 +156,7 @@ class Verifier:
             ),
             selector=WindowSelector(encoder, **window_options),
             harm=get_harm_scorer(harm_options.pop("name", "rules"), **harm_options),
+            checks=checks,
         )
 
     # -- public API -------------------------------------------------------------------------
@@ -170,16 +176,13 @@ class Verifier:
         sentences: list[SentenceAnnotation] = []
         for first in range(0, len(spans), max(batch, 1)):
             if seconds is not None and time.perf_counter() - started > seconds:
-                report = self.report(sentences, evidence, timer.stages, started)
                 error = (
                     f"verification did not finish within {seconds:g} s "
                     f"({len(sentences)} of {len(spans)} sentences verified)"
                 )
-                return replace(report, status=ReportStatus.UNVERIFIED, faithful=False, error=error)
+                return self.report(sentences, evidence, timer.stages, started, error=error)
             try:
-                sentences += self.annotate(
-                    spans[first : first + batch], evidence, first_index=first, timer=timer
-                )
+                sentences += self._annotate(spans[first : first + batch], evidence, first, timer)
             except NLIError as exc:
                 return self._failed(spans, evidence, str(exc), timer, started)
         return self.report(sentences, evidence, timer.stages, started)
@@ -201,15 +204,68 @@ class Verifier:
         return VerificationStream(self, evidence, max_sentence_chars=max_sentence_chars)
 
     def annotate(
+        self, spans: Sequence[SentenceSpan], evidence: Sequence[Evidence], *, first_index: int = 0
+    ) -> list[SentenceAnnotation]:
+        """Annotate a batch of sentences (offsets into the answer), numbered from
+        ``first_index``. Raises ``NLIError``."""
+        return self._annotate(spans, evidence, first_index, _Timer())
+
+    def report(
+        self,
+        sentences: Sequence[SentenceAnnotation],
+        evidence: Sequence[Evidence],
+        latency_ms: Mapping[str, float],
+        started: float,
+        *,
+        error: str | None = None,
+    ) -> ResponseReport:
+        """The response-level report: AND-join, counts, risk, the evidence checked against.
+        With ``error`` it is ``unverified`` for that reason (``ResponseReport.as_unverified``):
+        what the sentences say stands, but the answer is never called verified."""
+        counts = Counter({v.value: 0 for v in Verdict})
+        counts.update(s.verdict.value for s in sentences)
+        latency = dict(latency_ms)
+        latency["total"] = (time.perf_counter() - started) * 1000
+        report = ResponseReport(
+            status=ReportStatus.VERIFIED,
+            risk=response_risk(sentences),
+            faithful=all(_faithful(s) for s in sentences),
+            counts=dict(counts),
+            sentences=tuple(sentences),
+            # Everything the answer was checked against; sentences carry the deciding spans.
+            evidence=tuple(
+                EvidenceRef(ev.pmid, ev.title, ev.score, ev.retriever) for ev in evidence
+            ),
+            latency_ms={k: round(v, 2) for k, v in latency.items()},
+            model_version=self.nli.version,
+        )
+        return report if error is None else report.as_unverified(error)
+
+    def restated(
+        self, report: ResponseReport, sentences: Sequence[SentenceAnnotation]
+    ) -> ResponseReport:
+        """``report`` with these sentences in place of its own (the LLM judge re-decided some):
+        counts, risk and the AND-join follow them; status and error stay (a report that was
+        not verified does not become verified)."""
+        rebuilt = self.report(sentences, (), report.latency_ms, time.perf_counter())
+        verified = report.status is ReportStatus.VERIFIED
+        return replace(
+            report,
+            sentences=rebuilt.sentences,
+            counts=rebuilt.counts,
+            risk=rebuilt.risk,
+            faithful=rebuilt.faithful if verified else report.faithful,
+        )
+
+    # -- the pipeline ---------------------------------------------------------------------
+
+    def _annotate(
         self,
         spans: Sequence[SentenceSpan],
         evidence: Sequence[Evidence],
-        *,
-        first_index: int = 0,
-        timer: _Timer | None = None,
+        first_index: int,
+        timer: _Timer,
     ) -> list[SentenceAnnotation]:
-        """Annotate a batch of sentences (offsets into the answer). Raises ``NLIError``."""
-        timer = timer or _Timer()
         mark = time.perf_counter()
         ids = [ev.pmid for ev in evidence]
         by_id = {ev.pmid: ev for ev in evidence}
@@ -250,57 +306,15 @@ class Verifier:
                         decided_by=self.nli.version,
                     )
                 )
-            results[item.index] = _sentence(
-                item, tuple(claims), self.quote_checks(item), self.nli.version
-            )
+            own = self._sentence_results(item)
+            results[item.index] = _sentence(item, tuple(claims), own, self.nli.version)
         timer.add("harm", mark)
         return [results[i] for i in sorted(results)]
 
-    def report(
-        self,
-        sentences: Sequence[SentenceAnnotation],
-        evidence: Sequence[Evidence],
-        latency_ms: Mapping[str, float],
-        started: float,
-    ) -> ResponseReport:
-        """The response-level report: AND-join, counts, risk, the evidence checked against."""
-        counts = Counter({v.value: 0 for v in Verdict})
-        counts.update(s.verdict.value for s in sentences)
-        latency = dict(latency_ms)
-        latency["total"] = (time.perf_counter() - started) * 1000
-        return ResponseReport(
-            status=ReportStatus.VERIFIED,
-            risk=response_risk(sentences),
-            faithful=all(_faithful(s) for s in sentences),
-            counts=dict(counts),
-            sentences=tuple(sentences),
-            # Everything the answer was checked against; sentences carry the deciding spans.
-            evidence=tuple(
-                EvidenceRef(ev.pmid, ev.title, ev.score, ev.retriever) for ev in evidence
-            ),
-            latency_ms={k: round(v, 2) for k, v in latency.items()},
-            model_version=self.nli.version,
-        )
-
-    def restated(
-        self, report: ResponseReport, sentences: Sequence[SentenceAnnotation]
-    ) -> ResponseReport:
-        """``report`` with these sentences in place of its own (the LLM judge re-decided some):
-        counts, risk and the AND-join follow them; status and error stay (a report that was
-        not verified does not become verified)."""
-        rebuilt = self.report(sentences, (), report.latency_ms, time.perf_counter())
-        verified = report.status is ReportStatus.VERIFIED
-        return replace(
-            report,
-            sentences=rebuilt.sentences,
-            counts=rebuilt.counts,
-            risk=rebuilt.risk,
-            faithful=rebuilt.faithful if verified else report.faithful,
-        )
-
-    def quote_checks(self, item: _Pending) -> tuple[CheckResult, ...]:
-        sources = [(ev.pmid, f"{ev.title} {ev.abstract}") for ev in item.candidates]
-        return tuple(check_quotes(item.span.text, sources))
+    def _sentence_results(self, item: _Pending) -> tuple[CheckResult, ...]:
+        """The sentence-scope checks' results (quotes): the sentence against its abstracts."""
+        subject = CheckInput(item.span.text, item.candidates)
+        return tuple(r for check in self._sentence_checks for r in check.run(subject))
 
     # -- NLI ------------------------------------------------------------------------------
 
@@ -358,51 +372,37 @@ class Verifier:
             if joined.label is not NLILabel.NEUTRAL:
                 label, confidence = joined.label, joined.confidence
                 spans = [_span(w, global_scores) for w in _in_order(windows[:GLOBAL_WINDOWS])]
-        sentences = [(ev.pmid, s.text) for ev in item.candidates for s in evidence_sentences(ev)]
-        found = (
-            self._numbers(text, item, windows),
-            check_negation(text, sentences),
-            check_direction(text, sentences),
-            # Entities in the windows chosen for the claim (on-topic ones only cost more correct
-            # sentences than they catch swaps: measured with ``veriproxy eval answers``).
-            check_entities(
-                text,
-                [(w.pmid, w.text) for w in windows],
-                {ev.pmid: self.selector.abbreviations(ev) for ev in item.candidates},
-            ),
-        )
-        checks = tuple(c for c in found if c is not None)
+        checks = self._claim_results(text, item, windows)
         verdict = {
             NLILabel.ENTAILMENT: Verdict.SUPPORTED,
             NLILabel.CONTRADICTION: Verdict.CONTRADICTED,
             NLILabel.NEUTRAL: Verdict.UNSUPPORTED,
         }[label]
-        failed = {c.name for c in checks if not c.passed}
-        if (
-            NUMBERS in failed
-            or "direction" in failed
-            or ("negation" in failed and verdict is Verdict.SUPPORTED)
+        effects = {self._effects.get(c.name) for c in checks if not c.passed}
+        if Effect.CONTRADICTS in effects or (
+            Effect.REFUTES_SUPPORT in effects and verdict is Verdict.SUPPORTED
         ):
-            # The evidence states a different quantity, or the claim copies the evidence with
-            # its direction or polarity flipped: small NLI models gloss over all three.
             verdict, confidence = Verdict.CONTRADICTED, max(confidence, 0.5)
-        elif (UNSTATED in failed or ENTITY in failed) and verdict is Verdict.SUPPORTED:
-            # A quantity or an entity the evidence for the claim never names cannot be
-            # supported by it.
+        elif Effect.WITHHOLDS_SUPPORT in effects and verdict is Verdict.SUPPORTED:
             verdict = Verdict.UNSUPPORTED
         return _ClaimOutcome(verdict, round(confidence, 4), tuple(spans), checks)
 
-    @staticmethod
-    def _numbers(text: str, item: _Pending, windows: Sequence[Window]) -> CheckResult | None:
-        """Numbers are compared with the windows that speak to the claim (an abstract's other
-        percentages are about other things); a value found anywhere in the cited abstracts
-        still counts as stated."""
-        on_topic = [(w.pmid, w.text) for w in windows if w.score >= ON_TOPIC]
-        result = check_numbers(text, on_topic)
-        if result is None or result.passed:
-            return result
-        anywhere = check_numbers(text, [(ev.pmid, ev.abstract) for ev in item.candidates])
-        return anywhere if anywhere is not None and anywhere.passed else result
+    def _claim_results(
+        self, text: str, item: _Pending, windows: Sequence[Window]
+    ) -> tuple[CheckResult, ...]:
+        """The claim-scope checks' results, in the order the checks were configured."""
+        if not self._claim_checks:
+            return ()
+        subject = CheckInput(
+            text,
+            item.candidates,
+            windows=tuple(windows),
+            sentences=tuple(
+                (ev.pmid, s.text) for ev in item.candidates for s in evidence_sentences(ev)
+            ),
+            abbreviations={ev.pmid: self.selector.abbreviations(ev) for ev in item.candidates},
+        )
+        return tuple(r for check in self._claim_checks for r in check.run(subject))
 
     def _failed(
         self,
@@ -425,8 +425,7 @@ class Verifier:
             sentences.append(
                 SentenceAnnotation(index, span.text, span.start, span.end, verdict, 0.0, citations)
             )
-        report = self.report(sentences, evidence, timer.stages, started)
-        return replace(report, status=ReportStatus.UNVERIFIED, faithful=False, error=error)
+        return self.report(sentences, evidence, timer.stages, started, error=error)
 
 
 class VerificationStream:
@@ -454,14 +453,9 @@ class VerificationStream:
     def finish(self) -> ResponseReport:
         """Annotate the last sentence(s) and return the response-level report."""
         self._annotate(self._segmenter.flush())
-        report = self._verifier.report(
-            self._sentences, self._evidence, self._timer.stages, self._started
+        return self._verifier.report(
+            self._sentences, self._evidence, self._timer.stages, self._started, error=self._error
         )
-        if self._error is not None:
-            return replace(
-                report, status=ReportStatus.UNVERIFIED, faithful=False, error=self._error
-            )
-        return report
 
     async def afeed(self, delta: str) -> list[SentenceAnnotation]:
         return await anyio.to_thread.run_sync(self.feed, delta)
@@ -473,8 +467,8 @@ class VerificationStream:
         if not spans:
             return []
         try:
-            annotated = self._verifier.annotate(
-                spans, self._evidence, first_index=len(self._sentences), timer=self._timer
+            annotated = self._verifier._annotate(
+                spans, self._evidence, len(self._sentences), self._timer
             )
         except NLIError as exc:
             self._error = str(exc)
@@ -502,7 +496,7 @@ def _claim_text(item: _Pending, claim: ClaimSpan) -> str:
 
 
 def _sentence(
-    item: _Pending, claims: tuple[Claim, ...], quotes: tuple[CheckResult, ...], decided_by: str
+    item: _Pending, claims: tuple[Claim, ...], own: tuple[CheckResult, ...], decided_by: str
 ) -> SentenceAnnotation:
     sentence = SentenceAnnotation(
         index=item.index,
@@ -512,7 +506,7 @@ def _sentence(
         verdict=Verdict.UNSUPPORTED,
         confidence=0.0,
         citations=item.citations,
-        checks=quotes,
+        checks=own,
         decided_by=decided_by,
     )
     return with_claims(sentence, claims)
@@ -522,7 +516,9 @@ def with_claims(sentence: SentenceAnnotation, claims: tuple[Claim, ...]) -> Sent
     """``sentence`` with these claims and everything that follows from them: the verdict (the
     claims', then its citations' and quotes'), confidence, harm, risk and deciding evidence.
     The LLM judge uses it to restate a sentence whose claims it re-decided."""
-    quotes = tuple(c for c in sentence.checks if c.name == QUOTE_CHECK)
+    # The sentence's own results (sentence-scope checks: quotes) are those no claim carries.
+    carried = {check for claim in sentence.claims for check in claim.checks}
+    own = tuple(c for c in sentence.checks if c not in carried)
     verdicts = [c.verdict for c in claims]
     if Verdict.CONTRADICTED in verdicts:
         verdict = Verdict.CONTRADICTED
@@ -532,8 +528,8 @@ def with_claims(sentence: SentenceAnnotation, claims: tuple[Claim, ...]) -> Sent
         verdict = Verdict.PARTIALLY_SUPPORTED
     else:
         verdict = Verdict.UNSUPPORTED
-    if verdict is Verdict.SUPPORTED and any(not q.passed for q in quotes):
-        verdict = Verdict.PARTIALLY_SUPPORTED  # the claim holds but the quoted words do not
+    if verdict is Verdict.SUPPORTED and any(not c.passed for c in own):
+        verdict = Verdict.PARTIALLY_SUPPORTED  # the claims hold but, say, the quoted words do not
     if any(not c.valid for c in sentence.citations):
         verdict = Verdict.INVALID_CITATION
     elif not sentence.citations and verdict is not Verdict.CONTRADICTED:
@@ -549,7 +545,7 @@ def with_claims(sentence: SentenceAnnotation, claims: tuple[Claim, ...]) -> Sent
         harm=harm,
         harm_reasons=reasons,
         risk=claims_risk(claims),
-        checks=quotes + tuple(check for c in claims for check in c.checks),
+        checks=own + tuple(check for c in claims for check in c.checks),
     )
 
 

@@ -152,6 +152,19 @@ verification:
     assert [rule.name for rule in verification.escalate.when] == ["harmful"]
 
 
+def test_verifier_checks_are_passed_on_and_an_unknown_one_names_the_known(
+    tmp_path: Path,
+) -> None:
+    path = write(tmp_path, "verification:\n  verifier:\n    checks: [numbers, quotes]\n")
+    assert load_settings(path, environ={}).verification.verifier == {
+        "checks": ["numbers", "quotes"]
+    }
+    path = write(tmp_path, "verification:\n  verifier:\n    checks: [numbers, quote]\n")
+    known = "choose from direction, entities, negation, numbers, quotes"
+    with pytest.raises(ConfigError, match=rf"verifier\.checks: unknown check 'quote'; {known}"):
+        load_settings(path, environ={})
+
+
 @pytest.mark.parametrize(
     "statement",
     [

@@ -1,23 +1,45 @@
 """Deterministic checks that run beside NLI: numbers and units, negation and direction flips,
-named entities, quoted text."""
+named entities, quoted text. Each is a ``Check`` registered by name; the verifier runs the ones
+config lists (``DEFAULT_CHECKS`` unless it lists others)."""
 
-from verifiers.checks.direction import check_direction
-from verifiers.checks.entities import check_entities
-from verifiers.checks.negation import check_negation, is_negated
+from verifiers.checks._base import (
+    DEFAULT_CHECKS,
+    Check,
+    CheckInput,
+    Effect,
+    Scope,
+    check_names,
+    get_checks,
+    register_check,
+)
+from verifiers.checks.direction import DIRECTION_CHECK, check_direction
+from verifiers.checks.entities import ENTITIES_CHECK, check_entities
+from verifiers.checks.negation import NEGATION_CHECK, check_negation, is_negated
 from verifiers.checks.normalise import content_tokens, normalise
-from verifiers.checks.numbers import Quantity, check_numbers, extract_quantities
-from verifiers.checks.quotes import check_quotes, extract_quotes
+from verifiers.checks.numbers import NUMBERS_CHECK, Quantity, check_numbers, extract_quantities
+from verifiers.checks.quotes import QUOTES_CHECK, check_quotes, extract_quotes
+
+for _check in (NUMBERS_CHECK, NEGATION_CHECK, DIRECTION_CHECK, ENTITIES_CHECK, QUOTES_CHECK):
+    register_check(_check)
 
 __all__ = [
+    "DEFAULT_CHECKS",
+    "Check",
+    "CheckInput",
+    "Effect",
     "Quantity",
+    "Scope",
     "check_direction",
     "check_entities",
+    "check_names",
     "check_negation",
     "check_numbers",
     "check_quotes",
     "content_tokens",
     "extract_quantities",
     "extract_quotes",
+    "get_checks",
     "is_negated",
     "normalise",
+    "register_check",
 ]

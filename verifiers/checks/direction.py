@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 
 from verifiers._types import CheckResult
+from verifiers.checks._base import Check, CheckInput, Effect
 from verifiers.checks.negation import NEAR_COPY, is_negated
 from verifiers.checks.normalise import content_tokens, normalise
 
@@ -28,6 +29,7 @@ _DOWN = """decrease decreases decreased decreasing fall falls fell lowered reduc
     harmful inferior negatively negative knockdown slowed slows slower"""
 _SIGN = {w: 1 for w in _UP.split()} | {w: -1 for w in _DOWN.split()}
 _WORD = re.compile(r"[a-z]+")
+DIRECTION = "direction"  # the name of its results
 # Comparisons name two sides ("higher in A than in B"): swapping the word and the sides keeps
 # the meaning, so comparative sentences are left to the model.
 _COMPARATIVE = re.compile(r"\b(?:than|compared|versus|vs)\b")
@@ -73,10 +75,18 @@ def check_direction(claim: str, sentences: Sequence[tuple[str, str]]) -> CheckRe
     if evidence_sign == 0 or is_negated(clause) or _COMPARATIVE.search(normalise(clause)):
         return None
     if evidence_sign == claim_sign:
-        return CheckResult("direction", True, "same direction as the closest evidence", pmid)
+        return CheckResult(DIRECTION, True, "same direction as the closest evidence", pmid)
     return CheckResult(
-        "direction",
+        DIRECTION,
         False,
         f"direction flip: the evidence says \u201c{clause.strip()[:160]}\u201d",
         pmid,
     )
+
+
+def _run(claim: CheckInput) -> list[CheckResult]:
+    result = check_direction(claim.text, claim.sentences)
+    return [] if result is None else [result]
+
+
+DIRECTION_CHECK = Check(DIRECTION, _run, {DIRECTION: Effect.CONTRADICTS})

@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 
 from verifiers._types import CheckResult
+from verifiers.checks._base import Check, CheckInput, Effect
 from verifiers.checks.normalise import content_tokens, normalise
 
 _CUES = re.compile(
@@ -38,6 +39,7 @@ NEAR_COPY = 0.6  # share of the claim's content words the evidence sentence must
 # claim ("The tradename of apixaban is Eliquis") shares two words with a long clause that has
 # its own negation ("... apixaban (Eliquis) ... does not require monitoring") without copying it.
 REVERSE_COPY = 0.3
+NEGATION = "negation"  # the name of its results
 
 
 def is_negated(text: str) -> bool:
@@ -77,9 +79,17 @@ def check_negation(claim: str, sentences: Sequence[tuple[str, str]]) -> CheckRes
         claim_neg, evidence_neg = is_negated(clause), is_negated(match)
         if claim_neg != evidence_neg:
             side = "claim" if claim_neg else "evidence"
-            return CheckResult(
-                "negation", False, f"negation flip: only the {side} is negated", pmid
-            )
+            return CheckResult(NEGATION, False, f"negation flip: only the {side} is negated", pmid)
     if not compared:
         return None
-    return CheckResult("negation", True, "same polarity as the closest evidence", pmid)
+    return CheckResult(NEGATION, True, "same polarity as the closest evidence", pmid)
+
+
+def _run(claim: CheckInput) -> list[CheckResult]:
+    result = check_negation(claim.text, claim.sentences)
+    return [] if result is None else [result]
+
+
+# A flipped negation overturns "supported" only: NLI may already call the claim contradicted
+# or unsupported for reasons of its own.
+NEGATION_CHECK = Check(NEGATION, _run, {NEGATION: Effect.REFUTES_SUPPORT})

@@ -18,9 +18,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from verifiers._types import CheckResult
+from verifiers.checks._base import Check, CheckInput, Effect
 
 NUMBERS = "numbers"
 UNSTATED = "unstated_number"
+ON_TOPIC = 0.4  # window prefilter score from which a window's numbers are compared
 
 # Unit spellings mapped to one canonical form; longest alternatives first in the pattern.
 _UNITS: dict[str, str] = {
@@ -243,3 +245,21 @@ def check_numbers(claim: str, sources: Sequence[tuple[str, str]]) -> CheckResult
 def _value(text: str) -> float:
     word = _WORD_VALUES.get(text.lower())
     return float(word) if word is not None else float(text.replace(",", "").replace("\u00b7", "."))
+
+
+def _run(claim: CheckInput) -> list[CheckResult]:
+    """Numbers are compared with the windows that speak to the claim (an abstract's other
+    percentages are about other things); a value found anywhere in the cited abstracts
+    still counts as stated."""
+    on_topic = [(w.pmid, w.text) for w in claim.windows if w.score >= ON_TOPIC]
+    result = check_numbers(claim.text, on_topic)
+    if result is not None and not result.passed:
+        anywhere = check_numbers(claim.text, [(ev.pmid, ev.abstract) for ev in claim.evidence])
+        if anywhere is not None and anywhere.passed:
+            result = anywhere
+    return [] if result is None else [result]
+
+
+NUMBERS_CHECK = Check(
+    "numbers", _run, {NUMBERS: Effect.CONTRADICTS, UNSTATED: Effect.WITHHOLDS_SUPPORT}
+)

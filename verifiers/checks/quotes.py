@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 
 from verifiers._types import CheckResult
+from verifiers.checks._base import Check, CheckInput, Scope
 from verifiers.checks.normalise import normalise
 
 _QUOTE = re.compile(r"\"([^\"]+)\"|\u201c([^\u201d]+)\u201d|(?<!\w)'([^']+)'(?!\w)")
@@ -43,3 +44,11 @@ def quote_source(quote: str, sources: Sequence[tuple[str, str]]) -> str | None:
     if not needle:
         return None
     return next((key for key, text in sources if needle in normalise(text)), None)
+
+
+def _run(sentence: CheckInput) -> list[CheckResult]:
+    sources = [(ev.pmid, f"{ev.title} {ev.abstract}") for ev in sentence.evidence]
+    return check_quotes(sentence.text, sources)
+
+
+QUOTES_CHECK = Check("quotes", _run, scope=Scope.SENTENCE)
