@@ -27,7 +27,7 @@ from proxy.state.policy_sync import follow_policy_notices
 from proxy.state.runtime import SharedState
 from proxy.verification.judge import JudgeResources
 from proxy.verification.service import VerificationService
-from verifiers._llm import close_llm_clients
+from verifiers import close_llm_clients
 
 
 @dataclass(frozen=True, slots=True)

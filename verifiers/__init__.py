@@ -1,11 +1,26 @@
-"""veriproxy's verification library: judges plain text against evidence. Never imports proxy/."""
+"""veriproxy's verification library: judges plain text against evidence. Never imports proxy/.
 
+The public surface is ``__all__`` (a test pins it): the report types, building evidence and a
+``Verifier`` (and the types its constructor takes), risk, and the exception tree rooted at
+``VerifierError``. Components have public subpackages of their own, each with a pinned
+``__all__``: ``verifiers.nli`` (NLI backends and the decision rule), ``verifiers.checks`` (the
+deterministic checks), ``verifiers.judge`` (the LLM judge cascade), ``verifiers.schema``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+from typing import Any
+
+from verifiers._llm import close_llm_clients
 from verifiers._types import (
     SCHEMA_VERSION,
     Action,
     CheckResult,
     Citation,
     Claim,
+    EscalationSummary,
     Evidence,
     EvidenceRef,
     EvidenceSentence,
@@ -20,30 +35,16 @@ from verifiers._types import (
 from verifiers.citations import parse_citations
 from verifiers.embed import Encoder
 from verifiers.engine import VerificationStream, Verifier
-from verifiers.harm import (
-    HarmAssessment,
-    HarmError,
-    HarmScorer,
-    LLMHarmJudge,
-    RuleHarmScorer,
-    get_harm_scorer,
-    score_harm,
-)
+from verifiers.errors import HarmError, NLIError, UnknownComponent, VerifierError
+from verifiers.harm import HarmAssessment, HarmScorer, get_harm_scorer, score_harm
+from verifiers.nli import NLIBackend, Thresholds, create_backend
 from verifiers.nli.bundled import BundledNLI
-from verifiers.nli.decide import Decision, Thresholds, decide
-from verifiers.nli.registry import create_backend
-from verifiers.risk import (
-    VETSCORE_P,
-    claims_risk,
-    response_risk,
-    sentence_risk,
-    support_of,
-    vetscore,
-)
-from verifiers.segment import SentenceSpan, StreamSegmenter, segment
-from verifiers.windows import make_evidence
+from verifiers.risk import VETSCORE_P, response_risk, sentence_risk, support_of, vetscore
+from verifiers.segment import MAX_SENTENCE_CHARS, SentenceSpan, segment
+from verifiers.windows import WindowSelector, make_evidence
 
 __all__ = [
+    "MAX_SENTENCE_CHARS",
     "SCHEMA_VERSION",
     "VETSCORE_P",
     "Action",
@@ -51,8 +52,8 @@ __all__ = [
     "CheckResult",
     "Citation",
     "Claim",
-    "Decision",
     "Encoder",
+    "EscalationSummary",
     "Evidence",
     "EvidenceRef",
     "EvidenceSentence",
@@ -60,21 +61,22 @@ __all__ = [
     "HarmAssessment",
     "HarmError",
     "HarmScorer",
-    "LLMHarmJudge",
+    "NLIBackend",
+    "NLIError",
     "NLILabel",
     "ReportStatus",
     "ResponseReport",
-    "RuleHarmScorer",
     "SentenceAnnotation",
     "SentenceSpan",
-    "StreamSegmenter",
     "Thresholds",
+    "UnknownComponent",
     "Verdict",
     "VerificationStream",
     "Verifier",
-    "claims_risk",
+    "VerifierError",
+    "WindowSelector",
+    "close_llm_clients",
     "create_backend",
-    "decide",
     "get_harm_scorer",
     "make_evidence",
     "parse_citations",
@@ -86,3 +88,26 @@ __all__ = [
     "to_json",
     "vetscore",
 ]
+
+# Names that left the top level, importable from here for one more release with a warning:
+# component internals belong to the component's own module.
+_MOVED = {
+    "Decision": "verifiers.nli",
+    "decide": "verifiers.nli",
+    "LLMHarmJudge": "verifiers.harm",
+    "RuleHarmScorer": "verifiers.harm",
+    "StreamSegmenter": "verifiers.segment",
+    "claims_risk": "verifiers.risk",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MOVED.get(name)
+    if module is None:
+        raise AttributeError(f"module 'verifiers' has no attribute {name!r}")
+    warnings.warn(
+        f"verifiers.{name} is deprecated; import it from {module}",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return getattr(importlib.import_module(module), name)

@@ -16,8 +16,7 @@ from typing import Any
 
 from proxy.errors import sanitise
 from proxy.scrub import without_surrogates
-from verifiers import Action, ResponseReport, SentenceAnnotation, to_json
-from verifiers._types import EscalationSummary
+from verifiers import Action, EscalationSummary, ResponseReport, SentenceAnnotation, to_json
 
 _WITHHELD = (Action.REDACT, Action.BLOCK)  # actions whose words a client may not have seen
 

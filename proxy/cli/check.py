@@ -95,8 +95,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from policies import apply_policy
-    from verifiers.engine import Verifier
-    from verifiers.nli._base import NLIError
+    from verifiers import NLIError, Verifier
 
     answer = read_answer(args.answer)
     policy = load_policy(args.policy)
@@ -184,7 +183,7 @@ def _jsonl(path: Path, text: str) -> Iterator[Any]:
 
 
 def evidence_from_record(path: Path, record: Any) -> Evidence:
-    from verifiers.windows import make_evidence
+    from verifiers import make_evidence
 
     if not isinstance(record, Mapping):
         raise CliError(f"{path}: an evidence record is not a JSON object: {str(record)[:80]}")
@@ -200,7 +199,7 @@ def lookup_pmids(args: argparse.Namespace) -> list[Evidence]:
     from proxy.ingest import to_evidence
     from proxy.retrieval.base import RetrievalError
     from proxy.retrieval.sqlite_store import SqliteIndex
-    from verifiers.embed import Encoder
+    from verifiers import Encoder
 
     path = args.index or os.environ.get("VERIPROXY_INDEX")
     if not path:

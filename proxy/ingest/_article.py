@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from verifiers import Evidence, EvidenceSentence
-from verifiers.segment import segment
+from verifiers import Evidence, EvidenceSentence, segment
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,8 +27,7 @@ from proxy.limits import check_evidence_chars
 from proxy.pipeline import Pipeline
 from proxy.protocol import parse_body, parse_options, read_body
 from proxy.retrieval.base import RetrievalError
-from verifiers import Evidence, to_json
-from verifiers.windows import make_evidence
+from verifiers import Evidence, make_evidence, to_json
 
 MAX_EVIDENCE = 100
 MAX_TOP_K = 50

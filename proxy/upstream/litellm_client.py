@@ -28,7 +28,7 @@ from proxy.errors import (
 from proxy.protocol import ChatRequest
 from proxy.streaming import DONE, StreamChunk
 from proxy.upstream._base import Completion
-from verifiers._llm import close_llm_clients
+from verifiers import close_llm_clients
 
 # Never reach out for litellm's model-price list at import: the proxy may run offline.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")

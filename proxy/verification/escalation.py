@@ -16,8 +16,7 @@ import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from verifiers import SentenceAnnotation
-from verifiers._types import EscalationSummary
+from verifiers import EscalationSummary, SentenceAnnotation
 from verifiers.judge import EscalationRun
 
 logger = logging.getLogger("veriproxy.verification")

@@ -16,9 +16,14 @@ from proxy.config import UpstreamSettings
 from proxy.metrics import Metrics
 from proxy.state.cache import Cache
 from proxy.state.ratelimit import Limits, RateLimiter
-from verifiers._llm import LLMEndpoint
-from verifiers.engine import Verifier
-from verifiers.judge import Cascade, EscalationSettings, JudgeClient, LiteLLMJudgeClient
+from verifiers import Verifier
+from verifiers.judge import (
+    Cascade,
+    EscalationSettings,
+    JudgeClient,
+    LiteLLMJudgeClient,
+    LLMEndpoint,
+)
 
 KEYLESS = "no-key"  # sent to an OpenAI-compatible judge upstream configured without a key
 

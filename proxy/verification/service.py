@@ -56,8 +56,7 @@ from proxy.verification.shapes import (
     message_text,
 )
 from proxy.verification.streams import StreamShape, annotate_stream, failure_reason, gate_stream
-from verifiers import Evidence, ReportStatus, ResponseReport
-from verifiers.engine import Verifier
+from verifiers import Evidence, ReportStatus, ResponseReport, Verifier
 from verifiers.judge import EscalationRun
 
 logger = logging.getLogger("veriproxy.verification")

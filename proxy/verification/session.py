@@ -29,16 +29,16 @@ from policies import (
 from proxy.verification.answers import AnswerTexts
 from proxy.verification.escalation import BackgroundEscalation
 from verifiers import (
+    MAX_SENTENCE_CHARS,
     Action,
     CheckResult,
     Evidence,
     ReportStatus,
     ResponseReport,
     SentenceAnnotation,
+    Verifier,
 )
-from verifiers.engine import Verifier
 from verifiers.judge import EscalationRun
-from verifiers.segment import MAX_SENTENCE_CHARS
 
 logger = logging.getLogger("veriproxy.verification")
 

@@ -1,0 +1,171 @@
+"""The public surface of ``verifiers`` is pinned: the proxy, bench, docs and users import these
+names (and those of the public subpackages), and every error it raises shares one root."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import verifiers
+import verifiers.checks
+import verifiers.judge
+import verifiers.nli
+
+PACKAGE = Path(verifiers.__file__).parent
+
+
+def test_public_api_is_pinned() -> None:
+    assert sorted(verifiers.__all__) == [
+        "Action",
+        "BundledNLI",
+        "CheckResult",
+        "Citation",
+        "Claim",
+        "Encoder",
+        "EscalationSummary",
+        "Evidence",
+        "EvidenceRef",
+        "EvidenceSentence",
+        "EvidenceSpan",
+        "HarmAssessment",
+        "HarmError",
+        "HarmScorer",
+        "MAX_SENTENCE_CHARS",
+        "NLIBackend",
+        "NLIError",
+        "NLILabel",
+        "ReportStatus",
+        "ResponseReport",
+        "SCHEMA_VERSION",
+        "SentenceAnnotation",
+        "SentenceSpan",
+        "Thresholds",
+        "UnknownComponent",
+        "VETSCORE_P",
+        "Verdict",
+        "VerificationStream",
+        "Verifier",
+        "VerifierError",
+        "WindowSelector",
+        "close_llm_clients",
+        "create_backend",
+        "get_harm_scorer",
+        "make_evidence",
+        "parse_citations",
+        "response_risk",
+        "score_harm",
+        "segment",
+        "sentence_risk",
+        "support_of",
+        "to_json",
+        "vetscore",
+    ]
+    assert all(hasattr(verifiers, name) for name in verifiers.__all__)
+
+
+def test_public_subpackages_are_pinned() -> None:
+    assert sorted(verifiers.nli.__all__) == [
+        "Decision",
+        "NLIBackend",
+        "NLIError",
+        "NLIPair",
+        "NLIScores",
+        "Thresholds",
+        "backend_names",
+        "create_backend",
+        "decide",
+        "register_backend",
+    ]
+    assert sorted(verifiers.checks.__all__) == [
+        "Check",
+        "CheckInput",
+        "DEFAULT_CHECKS",
+        "Effect",
+        "Quantity",
+        "Scope",
+        "check_direction",
+        "check_entities",
+        "check_names",
+        "check_negation",
+        "check_numbers",
+        "check_quotes",
+        "content_tokens",
+        "extract_quantities",
+        "extract_quotes",
+        "get_checks",
+        "is_negated",
+        "normalise",
+        "register_check",
+    ]
+    assert sorted(verifiers.judge.__all__) == [
+        "Cascade",
+        "EscalationRule",
+        "EscalationRun",
+        "EscalationSettings",
+        "JudgeBudget",
+        "JudgeCache",
+        "JudgeClient",
+        "JudgeFailure",
+        "JudgeObserver",
+        "LLMEndpoint",
+        "LiteLLMJudgeClient",
+        "parse_escalation",
+    ]
+    for package in (verifiers.nli, verifiers.checks, verifiers.judge):
+        assert all(hasattr(package, name) for name in package.__all__)
+
+
+@pytest.mark.parametrize(
+    ("name", "home"),
+    [
+        ("Decision", "verifiers.nli"),
+        ("decide", "verifiers.nli"),
+        ("LLMHarmJudge", "verifiers.harm"),
+        ("RuleHarmScorer", "verifiers.harm"),
+        ("StreamSegmenter", "verifiers.segment"),
+        ("claims_risk", "verifiers.risk"),
+    ],
+)
+def test_names_that_left_the_top_level_still_import_with_a_warning(name: str, home: str) -> None:
+    with pytest.warns(DeprecationWarning, match=f"import it from {home}"):
+        value = getattr(verifiers, name)
+    module = __import__(home, fromlist=[name])
+    assert value is getattr(module, name)
+
+
+def test_one_exception_root() -> None:
+    """Every exception class ``verifiers`` defines lives in verifiers/errors.py, under
+    ``VerifierError``; the names kept where they were are the same classes."""
+    elsewhere = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and any(
+                ast.unparse(base).endswith(("Error", "Exception", "Failure", "Reply"))
+                for base in node.bases
+            ):
+                elsewhere.append(f"{path.relative_to(PACKAGE)}:{node.name}")
+    assert all(entry.startswith("errors.py:") for entry in elsewhere), elsewhere
+
+    from verifiers import errors
+    from verifiers.harm import HarmError
+    from verifiers.judge import JudgeFailure
+    from verifiers.judge.prompt import MalformedReply
+    from verifiers.nli import NLIError
+
+    for cls in (HarmError, JudgeFailure, MalformedReply, NLIError, errors.UnknownComponent):
+        assert issubclass(cls, verifiers.VerifierError) and cls.__module__ == "verifiers.errors"
+    assert issubclass(errors.UnknownComponent, ValueError)  # config code catches ValueError
+    assert issubclass(MalformedReply, ValueError)  # as it was
+
+
+def test_verifiers_never_import_the_proxy() -> None:
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            assert not any(n == "proxy" or n.startswith("proxy.") for n in names), path
