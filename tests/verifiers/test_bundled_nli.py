@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from verifiers import BundledNLI, NLILabel, decide
-from verifiers.nli._base import NLIBackend, NLIError, NLIPair
+from verifiers import BundledNLI, NLILabel
+from verifiers.nli import NLIBackend, NLIError, NLIPair, decide
 from verifiers.nli.bundled import MODEL_DIR
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "nli_pairs.jsonl"

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from verifiers.nli._base import NLIError, NLIPair
+from verifiers.nli import NLIError, NLIPair
 from verifiers.nli.hf_backend import HFNLI, label_order
 from verifiers.nli.registry import create_backend
 

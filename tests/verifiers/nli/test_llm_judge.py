@@ -6,7 +6,7 @@ import httpx
 import pytest
 import respx
 
-from verifiers.nli._base import NLIError, NLIPair
+from verifiers.nli import NLIError, NLIPair
 from verifiers.nli.llm_judge import parse_judgement
 from verifiers.nli.registry import backend_names, create_backend
 
