@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from verifiers.training.examples import LABEL_OF, NEUTRAL, is_validation
-from verifiers.training.sources import read_corpus, read_jsonl
+from verifiers.training.examples import LABEL_OF, is_validation
+from verifiers.training.sources import check_covid_docs, healthver_train_docs, scifact_docs
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\[\"'])")
 
@@ -30,30 +30,13 @@ def split_sentences(text: str) -> tuple[str, ...]:
 
 def scifact(data: Path, split: str = "dev") -> Iterator[AbstractItem]:
     """VerifAI's protocol: the claim against each cited abstract; no rationale → NEI."""
-    corpus = read_corpus(data / "scifact" / "corpus.jsonl", "doc_id")
-    for row in read_jsonl(data / "scifact" / f"claims_{split}.jsonl"):
-        evidence: dict[str, list[dict[str, object]]] = row["evidence"]  # type: ignore[assignment]
-        for doc_id in row["cited_doc_ids"]:  # type: ignore[attr-defined]
-            sentences = corpus.get(str(doc_id))
-            if not sentences:
-                continue
-            sets = evidence.get(str(doc_id), [])
-            label = LABEL_OF[str(sets[0]["label"])] if sets else NEUTRAL
-            yield AbstractItem(str(row["claim"]), tuple(sentences), label, f"scifact:{row['id']}")
+    for doc in scifact_docs(data, split):
+        yield AbstractItem(doc.claim, doc.sentences, doc.label, doc.group)
 
 
 def check_covid(data: Path, split: str = "dev") -> Iterator[AbstractItem]:
-    folder = data / "check_covid"
-    corpus = {str(d["cord_id"]): list(d["abstract"]) for d in read_jsonl(folder / "corpus.json")}  # type: ignore[call-overload]
-    for row in read_jsonl(folder / f"covidCheck_{split}_composed+extracted.json"):
-        sentences = corpus.get(str(row["cord_id"]))
-        if sentences:
-            yield AbstractItem(
-                str(row["claim"]).strip(),
-                tuple(sentences),
-                LABEL_OF[str(row["label"])],
-                f"checkcovid:{row['cord_id']}",
-            )
+    for doc in check_covid_docs(data, split):
+        yield AbstractItem(doc.claim.strip(), doc.sentences, doc.label, doc.group)
 
 
 def healthver(data: Path) -> Iterator[AbstractItem]:
@@ -72,17 +55,8 @@ def healthver(data: Path) -> Iterator[AbstractItem]:
 
 def healthver_train(data: Path) -> Iterator[AbstractItem]:
     """HealthVer's training split at claim level: the claim against each listed passage."""
-    folder = data / "healthver_train"
-    corpus = read_corpus(folder / "corpus.jsonl", "doc_id")
-    for row in read_jsonl(folder / "claims_train.jsonl"):
-        evidence: dict[str, list[dict[str, object]]] = row["evidence"]  # type: ignore[assignment]
-        for doc_id in row["doc_ids"]:  # type: ignore[attr-defined]
-            sentences = corpus.get(str(doc_id))
-            if sentences:
-                sets = evidence.get(str(doc_id), [])
-                label = LABEL_OF[str(sets[0]["label"])] if sets else NEUTRAL
-                group = f"healthver:{row['id']}"
-                yield AbstractItem(str(row["claim"]).strip(), tuple(sentences), label, group)
+    for doc in healthver_train_docs(data):
+        yield AbstractItem(doc.claim, doc.sentences, doc.label, doc.group)
 
 
 def validation(data: Path, fraction: float) -> list[AbstractItem]:

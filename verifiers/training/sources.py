@@ -15,6 +15,7 @@ import json
 import random
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from verifiers.training.claims import question_to_claims
@@ -38,6 +39,78 @@ def read_jsonl(path: Path) -> list[dict[str, object]]:
 def read_corpus(path: Path, key: str) -> dict[str, list[str]]:
     """Abstracts as sentence lists, keyed by document id (as a string)."""
     return {str(doc[key]): list(doc["abstract"]) for doc in read_jsonl(path)}  # type: ignore[call-overload]
+
+
+Rationale = tuple[tuple[int, ...], int]  # gold sentence indices into the abstract, and a label
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimDoc:
+    """A claim against one abstract it cites, with the gold rationales in it: how training
+    (window examples, here) and evaluation (claim-level items, ``benchmarks``) both read the
+    claim datasets."""
+
+    claim: str  # as the dataset writes it
+    group: str  # the claim's (or, for Check-COVID, the abstract's) id: splits never cut it
+    sentences: tuple[str, ...]
+    rationales: tuple[Rationale, ...]
+
+    @property
+    def label(self) -> int:
+        """The claim's label for the whole abstract: its first rationale's; no rationale is
+        not enough information (neutral)."""
+        return self.rationales[0][1] if self.rationales else NEUTRAL
+
+
+def _rationales(sets: Sequence[dict[str, object]]) -> tuple[Rationale, ...]:
+    """SciFact-format evidence sets (``sentences``, ``label``) of one abstract."""
+    return tuple(
+        (tuple(e["sentences"]), LABEL_OF[str(e["label"])])  # type: ignore[arg-type]
+        for e in sets
+    )
+
+
+def scifact_docs(data: Path, split: str) -> Iterator[ClaimDoc]:
+    """SciFact: each claim against each abstract it cites (one with no rationale: neutral)."""
+    corpus = read_corpus(data / "scifact" / "corpus.jsonl", "doc_id")
+    for row in read_jsonl(data / "scifact" / f"claims_{split}.jsonl"):
+        evidence: dict[str, list[dict[str, object]]] = row["evidence"]  # type: ignore[assignment]
+        for doc_id in row["cited_doc_ids"]:  # type: ignore[attr-defined]
+            sentences = corpus.get(str(doc_id))
+            if sentences:
+                rationales = _rationales(evidence.get(str(doc_id), []))
+                claim, group = str(row["claim"]), f"scifact:{row['id']}"
+                yield ClaimDoc(claim, group, tuple(sentences), rationales)
+
+
+def check_covid_docs(data: Path, split: str) -> Iterator[ClaimDoc]:
+    """Check-COVID: each claim against its one abstract, its evidence set as the rationale."""
+    folder = data / "check_covid"
+    corpus = {str(d["cord_id"]): list(d["abstract"]) for d in read_jsonl(folder / "corpus.json")}  # type: ignore[call-overload]
+    for row in read_jsonl(folder / f"covidCheck_{split}_composed+extracted.json"):
+        sentences = corpus.get(str(row["cord_id"]))
+        if not sentences:
+            continue
+        indices = tuple(int(e["sent_index"]) for e in row["evidence_set"])  # type: ignore[attr-defined]
+        rationale = (indices, LABEL_OF[str(row["label"])])
+        # The group is the abstract: Check-COVID writes several claims per abstract and source
+        # sentence, so splitting by abstract keeps near-duplicate claims on one side.
+        group = f"checkcovid:{row['cord_id']}"
+        yield ClaimDoc(str(row["claim"]), group, tuple(sentences), (rationale,))
+
+
+def healthver_train_docs(data: Path) -> Iterator[ClaimDoc]:
+    """HealthVer's training split (MultiVerS format): each claim against each listed passage."""
+    folder = data / "healthver_train"
+    corpus = read_corpus(folder / "corpus.jsonl", "doc_id")
+    for row in read_jsonl(folder / "claims_train.jsonl"):
+        evidence: dict[str, list[dict[str, object]]] = row["evidence"]  # type: ignore[assignment]
+        for doc_id in row["doc_ids"]:  # type: ignore[attr-defined]
+            sentences = corpus.get(str(doc_id))
+            if sentences:
+                rationales = _rationales(evidence.get(str(doc_id), []))
+                claim, group = str(row["claim"]).strip(), f"healthver:{row['id']}"
+                yield ClaimDoc(claim, group, tuple(sentences), rationales)
 
 
 def _rationale_windows(sentences: Sequence[str], indices: Sequence[int]) -> list[str]:
@@ -91,35 +164,16 @@ def _claim_doc_examples(
 
 
 def scifact(data: Path, rng: random.Random, split: str = "train") -> Iterator[Example]:
-    corpus = read_corpus(data / "scifact" / "corpus.jsonl", "doc_id")
-    for row in read_jsonl(data / "scifact" / f"claims_{split}.jsonl"):
-        claim, group = str(row["claim"]), f"scifact:{row['id']}"
-        evidence: dict[str, list[dict[str, object]]] = row["evidence"]  # type: ignore[assignment]
-        for doc_id in row["cited_doc_ids"]:  # type: ignore[attr-defined]
-            sentences = corpus.get(str(doc_id))
-            if not sentences:
-                continue
-            rationales = [
-                (list(e["sentences"]), LABEL_OF[str(e["label"])])  # type: ignore[call-overload]
-                for e in evidence.get(str(doc_id), [])
-            ]
-            yield from _claim_doc_examples(claim, group, "scifact", sentences, rationales, rng)
+    for doc in scifact_docs(data, split):
+        yield from _claim_doc_examples(
+            doc.claim, doc.group, "scifact", doc.sentences, doc.rationales, rng
+        )
 
 
 def check_covid(data: Path, rng: random.Random, split: str = "train") -> Iterator[Example]:
-    folder = data / "check_covid"
-    corpus = {str(d["cord_id"]): list(d["abstract"]) for d in read_jsonl(folder / "corpus.json")}  # type: ignore[call-overload]
-    for row in read_jsonl(folder / f"covidCheck_{split}_composed+extracted.json"):
-        sentences = corpus.get(str(row["cord_id"]))
-        if not sentences:
-            continue
-        indices = [int(e["sent_index"]) for e in row["evidence_set"]]  # type: ignore[attr-defined]
-        label = LABEL_OF[str(row["label"])]
-        # The group is the abstract: Check-COVID writes several claims per abstract and source
-        # sentence, so splitting by abstract keeps near-duplicate claims on one side.
-        group = f"checkcovid:{row['cord_id']}"
+    for doc in check_covid_docs(data, split):
         yield from _claim_doc_examples(
-            str(row["claim"]), group, "checkcovid", sentences, [(indices, label)], rng, 1
+            doc.claim, doc.group, "checkcovid", doc.sentences, doc.rationales, rng, 1
         )
 
 
@@ -236,23 +290,10 @@ def healthver_train(data: Path, rng: random.Random) -> Iterator[Example]:
     """HealthVer's training split (MultiVerS format); claims also in the dev split are dropped."""
     with (data / "healthver" / "healthver_dev.csv").open(encoding="utf-8", newline="") as f:
         held_out = {_normalised_claim(row["claim"]) for row in csv.DictReader(f)}
-    folder = data / "healthver_train"
-    corpus = read_corpus(folder / "corpus.jsonl", "doc_id")
-    for row in read_jsonl(folder / "claims_train.jsonl"):
-        claim = str(row["claim"]).strip()
-        if _normalised_claim(claim) in held_out:
-            continue
-        evidence: dict[str, list[dict[str, object]]] = row["evidence"]  # type: ignore[assignment]
-        for doc_id in row["doc_ids"]:  # type: ignore[attr-defined]
-            sentences = corpus.get(str(doc_id))
-            if not sentences:
-                continue
-            rationales = [
-                (list(e["sentences"]), LABEL_OF[str(e["label"])])  # type: ignore[call-overload]
-                for e in evidence.get(str(doc_id), [])
-            ]
+    for doc in healthver_train_docs(data):
+        if _normalised_claim(doc.claim) not in held_out:
             yield from _claim_doc_examples(
-                claim, f"healthver:{row['id']}", "healthver", sentences, rationales, rng, 1
+                doc.claim, doc.group, "healthver", doc.sentences, doc.rationales, rng, 1
             )
 
 
