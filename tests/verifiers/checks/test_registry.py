@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from verifiers import UnknownComponent, Verdict, VerifierError, Verifier, make_evidence
+from verifiers import UnknownComponent, Verdict, Verifier, VerifierError, make_evidence
 from verifiers.checks import DEFAULT_CHECKS, check_names, get_checks
 from verifiers.nli import NLIPair, NLIScores
 
