@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from verifiers import NLILabel
-from verifiers.nli._base import NLIScores
+from verifiers.nli import NLIScores
 from verifiers.nli.decide import Decision, Thresholds, decide
 
 ENT = NLIScores(entailment=0.9, neutral=0.05, contradiction=0.05)

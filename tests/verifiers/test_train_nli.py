@@ -13,7 +13,7 @@ import pytest
 
 from verifiers import BundledNLI
 from verifiers.eval.data import data_dir
-from verifiers.nli._base import NLIPair
+from verifiers.nli import NLIPair
 
 DATA = data_dir(relative_to=Path(__file__).parents[2])
 REPO = Path(__file__).parents[2]

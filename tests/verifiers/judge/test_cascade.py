@@ -17,9 +17,15 @@ from proxy.testing.server_thread import RunningEmulator
 from proxy.verification.judge import TenantTokenBudget
 from tests.proxy.ibuprofen import DOC, SUPPORTED, WRONG_DOSE
 from tests.verifiers.judge.scripted import judge_reply
-from verifiers import Evidence, SentenceAnnotation, Verdict, Verifier, make_evidence
-from verifiers._llm import LLMEndpoint
-from verifiers._types import EscalationOutcome, EscalationSummary
+from verifiers import (
+    EscalationOutcome,
+    EscalationSummary,
+    Evidence,
+    SentenceAnnotation,
+    Verdict,
+    Verifier,
+    make_evidence,
+)
 from verifiers.judge import (
     Cascade,
     EscalationRule,
@@ -27,6 +33,7 @@ from verifiers.judge import (
     JudgeBudget,
     JudgeCache,
     LiteLLMJudgeClient,
+    LLMEndpoint,
 )
 
 JUDGE = "emu-judge"

@@ -11,7 +11,7 @@ import httpx
 import pytest
 import respx
 
-from verifiers.nli._base import NLIError, NLIPair, NLIScores
+from verifiers.nli import NLIError, NLIPair, NLIScores
 from verifiers.nli.batching import BatchingNLI
 from verifiers.nli.bundled import BundledNLI
 from verifiers.nli.registry import create_backend

@@ -9,7 +9,7 @@ from pathlib import Path
 import onnxruntime as ort
 import pytest
 
-from verifiers.nli._base import NLIError
+from verifiers.nli import NLIError
 from verifiers.nli.bundled import BundledNLI
 from verifiers.nli.devices import CPU_PROVIDER, CUDA_PROVIDER, onnx_providers, torch_device
 from verifiers.nli.hf_backend import HFNLI

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from verifiers._types import NLILabel
+from verifiers import NLILabel
 from verifiers.nli.decide import Decision
 from verifiers.training.coverage import coverage_table
 
