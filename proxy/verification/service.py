@@ -56,7 +56,7 @@ from proxy.verification.shapes import (
     message_text,
 )
 from proxy.verification.streams import StreamShape, annotate_stream, failure_reason, gate_stream
-from verifiers import Evidence, ReportStatus, ResponseReport, Verifier
+from verifiers import Evidence, ResponseReport, Verifier
 from verifiers.judge import EscalationRun
 
 logger = logging.getLogger("veriproxy.verification")
@@ -204,7 +204,13 @@ class VerificationService:
             )
         except Exception as exc:
             logger.error("verifier failed", exc_info=exc)
-            report = unverified_report(verifier, f"verifier error ({type(exc).__name__})")
+            report = verifier.report(
+                (),
+                evidence,
+                {},
+                time.perf_counter(),
+                error=f"verifier error ({type(exc).__name__})",
+            )
         return apply_policy(policy, await self.judged(report, policy, tenant, evidence))
 
     async def judged(
@@ -250,7 +256,7 @@ class VerificationService:
     def _record_skipped(self, policy: Policy, ctx: RequestContext, answer: str) -> ResponseReport:
         """Audit an answer whose caller skipped verification, as the policy allowed."""
         report = replace(
-            unverified_report(self.verifier, skipped_reason(policy)),
+            self.verifier.report((), (), {}, time.perf_counter(), error=skipped_reason(policy)),
             policy=policy.name,
             shadow=policy.shadow,
         )
@@ -303,12 +309,6 @@ class VerificationService:
                 request_id=ctx.request_id, tenant=ctx.tenant, model=ctx.model, answer=answer
             ),
         )
-
-
-def unverified_report(verifier: Verifier, reason: str) -> ResponseReport:
-    """An empty ``unverified`` report saying why."""  # TODO(helper-13): engine's public one
-    report = verifier.report((), (), {}, time.perf_counter())
-    return replace(report, status=ReportStatus.UNVERIFIED, faithful=False, error=reason)
 
 
 def _evidence_notes(ctx: RequestContext, evidence: tuple[Evidence, ...]) -> tuple[str, ...]:

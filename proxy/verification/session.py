@@ -163,7 +163,7 @@ class VerificationSession:
                 sentences, self.evidence, report.latency_ms, self._started
             )
             error = report.error or extra.error
-            report = merged if error is None else _unverified(merged, error)
+            report = merged if error is None else merged.as_unverified(error)
         return self._with_gaps(report, structured)
 
     def _with_gaps(self, report: ResponseReport, answer: AnswerTexts) -> ResponseReport:
@@ -173,7 +173,7 @@ class VerificationSession:
             self._on_unverified(gap.reason.value)
         if answer.error is None:
             return report
-        return _unverified(report, "; ".join(e for e in (report.error, answer.error) if e))
+        return report.as_unverified("; ".join(e for e in (report.error, answer.error) if e))
 
     def enforced(self, sentence: SentenceAnnotation) -> Action:
         """What the proxy does about a decided sentence: its action, or only annotating it
@@ -271,13 +271,9 @@ class VerificationSession:
     def _so_far(self) -> ResponseReport:
         """The report on the sentences verified so far: ``unverified``, saying why, once
         verification has stopped on an error."""
-        base = self._verifier.report(self._sentences, self.evidence, {}, self._started)
-        return base if self.error is None else _unverified(base, self.error)
-
-
-def _unverified(report: ResponseReport, error: str) -> ResponseReport:
-    # TODO(lead): the verifiers' public constructor once it lands
-    return replace(report, status=ReportStatus.UNVERIFIED, faithful=False, error=error)
+        return self._verifier.report(
+            self._sentences, self.evidence, {}, self._started, error=self.error
+        )
 
 
 def _without_details(checks: tuple[CheckResult, ...]) -> tuple[CheckResult, ...]:
