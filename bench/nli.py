@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from verifiers.eval.data import data_dir
-from verifiers.nli._base import NLIPair
+from verifiers.nli import NLIPair
 from verifiers.nli.bundled import BundledNLI
 from verifiers.training import benchmarks
 from verifiers.training.examples import windows

@@ -55,7 +55,7 @@ def judge_cascade(args: argparse.Namespace, selector: WindowSelector) -> Cascade
     """The cascade the options ask for; None without ``--judge``."""
     if args.judge is None:
         return None
-    from verifiers._llm import LLMEndpoint
+    from verifiers.judge import LLMEndpoint
 
     key = os.environ.get(args.judge_key_env) if args.judge_key_env else None
     endpoint = LLMEndpoint(
