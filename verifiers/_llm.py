@@ -10,9 +10,12 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
+
+from verifiers.errors import VerifierError
 
 DEFAULT_TIMEOUT_S = 60.0
 _In = TypeVar("_In")
@@ -85,6 +88,18 @@ class LLMReply:
     content: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
+
+
+@contextmanager
+def llm_failures(error: type[VerifierError], what: str) -> Iterator[None]:
+    """Turn whatever a litellm call raises into ``error`` naming ``what`` and the exception's
+    type only: provider messages may echo keys or prompts."""
+    try:
+        yield
+    except VerifierError:
+        raise
+    except Exception as exc:  # litellm raises many provider-specific types
+        raise error(f"{what} failed: {type(exc).__name__}") from exc
 
 
 async def close_llm_clients() -> None:

@@ -22,7 +22,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import yaml
 
-from verifiers._llm import BatchedLLM
+from verifiers._llm import BatchedLLM, llm_failures
 from verifiers._registry import Registry
 from verifiers.errors import HarmError as HarmError  # defined there, importable here
 
@@ -150,10 +150,8 @@ class LLMHarmJudge(BatchedLLM):
 
     def _judge(self, texts: Sequence[str]) -> list[HarmAssessment]:
         claims = "\n".join(f"{i}. {text}" for i, text in enumerate(texts))
-        try:
+        with llm_failures(HarmError, f"harm judge {self.model}"):
             content = self._endpoint.complete(JUDGE_SYSTEM, claims)
-        except Exception as exc:  # litellm raises many provider-specific types
-            raise HarmError(f"harm judge {self.model} failed: {type(exc).__name__}") from exc
         return parse_judge_answer(content, len(texts))
 
 

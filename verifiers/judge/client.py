@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from verifiers._llm import LLMEndpoint, LLMReply
+from verifiers._llm import LLMEndpoint, LLMReply, llm_failures
 from verifiers.errors import JudgeFailure as JudgeFailure  # defined there, importable here
 
 
@@ -30,8 +30,6 @@ class LiteLLMJudgeClient:
         self._endpoint = endpoint
 
     async def ask(self, system: str, user: str, schema: Mapping[str, Any]) -> LLMReply:
-        try:
+        with llm_failures(JudgeFailure, f"judge {self.model}"):
             # No retries: the cascade's timeout is short and the bundled verdicts stand anyway.
             return await self._endpoint.areply(system, user, json_schema=schema, retries=0)
-        except Exception as exc:  # litellm raises many provider-specific types
-            raise JudgeFailure(f"judge {self.model} failed: {type(exc).__name__}") from exc

@@ -11,7 +11,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from verifiers._llm import BatchedLLM
+from verifiers._llm import BatchedLLM, llm_failures
 from verifiers.nli._base import NLIError, NLIPair, NLIScores
 
 _SYSTEM = (
@@ -38,10 +38,8 @@ class LLMJudge(BatchedLLM):
             f"Pair {i}\nEVIDENCE: {p.premise}\nCLAIM: {p.hypothesis}"
             for i, p in enumerate(pairs, start=1)
         )
-        try:
+        with llm_failures(NLIError, f"LLM judge {self.model}"):
             content = self._endpoint.complete(_SYSTEM, prompt)
-        except Exception as exc:  # litellm raises many provider-specific types
-            raise NLIError(f"LLM judge {self.model} failed: {type(exc).__name__}") from exc
         return parse_judgement(content, len(pairs))
 
 
