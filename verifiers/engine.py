@@ -44,6 +44,7 @@ from verifiers.citations import parse_citations, strip_citations
 from verifiers.claims import ClaimSpan, Decomposer, create_decomposer, is_checkworthy
 from verifiers.harm import HarmScorer, get_harm_scorer
 from verifiers.nli._base import NLIBackend, NLIError, NLIPair, NLIScores
+from verifiers.nli.batching import batched
 from verifiers.nli.decide import Decision, Thresholds, decide
 from verifiers.nli.registry import create_backend
 from verifiers.risk import claims_risk, response_risk, support_of
@@ -128,9 +129,12 @@ class Verifier:
         """Build from plain config, e.g. ``{"nli": {"name": "hf", "model": "..."},
         "decomposer": {"name": "rules"}, "harm": {"name": "rules"},
         "windows": {"per_abstract": 2, "max_windows": 6, "embed": false},
-        "checks": ["numbers", "negation", "direction", "entities", "quotes"]}`` (``checks``:
-        the deterministic checks to run, by registered name; all built-in ones by default).
-        An unknown name raises ``UnknownComponent`` (``NLIError`` for an NLI backend)."""
+        "checks": ["numbers", "negation", "direction", "entities", "quotes"],
+        "batching": {"max_wait_ms": 5, "max_pairs": 64, "fair_share": 16}}`` (``checks``:
+        the deterministic checks to run, by registered name; all built-in ones by default;
+        ``batching``: pool the NLI pairs of concurrent calls, :mod:`verifiers.nli.batching`,
+        off by default). An unknown name raises ``UnknownComponent`` (``NLIError`` for an NLI
+        backend)."""
         config = config or {}
         checks = get_checks(config.get("checks"))  # a misspelt name fails before the model loads
         nli_options = dict(config.get("nli", {}))
@@ -138,6 +142,8 @@ class Verifier:
         harm_options = dict(config.get("harm", {}))
         window_options = dict(config.get("windows", {}))
         nli = create_backend(nli_options.pop("name", "bundled"), **nli_options)
+        if "batching" in config:
+            nli = batched(nli, config["batching"])
         # Windows as long as the model was trained on (the bundled model says so in its config).
         sizes = getattr(getattr(nli, "config", None), "window_sizes", None)
         if sizes:

@@ -55,3 +55,11 @@ class VerificationSettings(Section):
                 get_checks(self.verifier["checks"])
             except (TypeError, ValueError) as exc:  # not a list of names, or an unknown one
                 raise ValueError(f"verifier.checks: {exc}") from None
+        if "batching" in self.verifier:
+            from verifiers.errors import NLIError
+            from verifiers.nli.batching import BatchOptions
+
+            try:
+                BatchOptions.parse(self.verifier["batching"])
+            except NLIError as exc:
+                raise ValueError(f"verifier.{exc}") from None

@@ -165,6 +165,14 @@ def test_verifier_checks_are_passed_on_and_an_unknown_one_names_the_known(
         load_settings(path, environ={})
 
 
+def test_verifier_batching_options_are_checked_at_load(tmp_path: Path) -> None:
+    path = write(tmp_path, "verification:\n  verifier:\n    batching: {max_wait_ms: 2}\n")
+    assert load_settings(path, environ={}).verification.verifier == {"batching": {"max_wait_ms": 2}}
+    path = write(tmp_path, "verification:\n  verifier:\n    batching: {max_pairs: 0}\n")
+    with pytest.raises(ConfigError, match=r"verifier\.batching: max_pairs and fair_share"):
+        load_settings(path, environ={})
+
+
 @pytest.mark.parametrize(
     "statement",
     [

@@ -19,16 +19,58 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
-from verifiers.nli._base import NLIBackend, NLIPair, NLIScores
+from verifiers.nli._base import NLIBackend, NLIError, NLIPair, NLIScores
 
 DEFAULT_MAX_WAIT_S = 0.005
 DEFAULT_MAX_PAIRS = 64
 DEFAULT_FAIR_SHARE = 16
+OPTIONS = ("max_wait_ms", "max_pairs", "fair_share")
+
+
+@dataclass(frozen=True, slots=True)
+class BatchOptions:
+    """``verifier.batching`` in the configuration."""
+
+    max_wait_s: float = DEFAULT_MAX_WAIT_S
+    max_pairs: int = DEFAULT_MAX_PAIRS
+    fair_share: int = DEFAULT_FAIR_SHARE
+
+    @classmethod
+    def parse(cls, options: Mapping[str, Any] | None) -> BatchOptions:
+        """From ``{"max_wait_ms": 5, "max_pairs": 64, "fair_share": 16}`` (``{}``: the
+        defaults); an unknown or out-of-range option is an ``NLIError`` naming it."""
+        options = dict(options or {})
+        unknown = sorted(set(options) - set(OPTIONS))
+        if unknown:
+            known = ", ".join(OPTIONS)
+            raise NLIError(f"batching: unknown option {unknown[0]!r}; choose from {known}")
+        try:
+            parsed = cls(
+                max_wait_s=float(options.get("max_wait_ms", DEFAULT_MAX_WAIT_S * 1000)) / 1000,
+                max_pairs=int(options.get("max_pairs", DEFAULT_MAX_PAIRS)),
+                fair_share=int(options.get("fair_share", DEFAULT_FAIR_SHARE)),
+            )
+        except (TypeError, ValueError) as exc:
+            raise NLIError(f"batching: {exc}") from None
+        if parsed.max_pairs < 1 or parsed.fair_share < 1 or parsed.max_wait_s < 0:
+            raise NLIError("batching: max_pairs and fair_share must be >= 1, max_wait_ms >= 0")
+        return parsed
+
+
+def batched(inner: NLIBackend, options: Mapping[str, Any] | None) -> BatchingNLI:
+    """``inner`` behind a batcher configured as ``verifier.batching`` says."""
+    parsed = BatchOptions.parse(options)
+    return BatchingNLI(
+        inner,
+        max_wait_s=parsed.max_wait_s,
+        max_pairs=parsed.max_pairs,
+        fair_share=parsed.fair_share,
+    )
 
 
 @dataclass(frozen=True, slots=True)

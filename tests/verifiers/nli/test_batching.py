@@ -11,8 +11,9 @@ import httpx
 import pytest
 import respx
 
+from verifiers import Verifier, make_evidence
 from verifiers.nli import NLIError, NLIPair, NLIScores
-from verifiers.nli.batching import BatchingNLI
+from verifiers.nli.batching import BatchingNLI, BatchOptions
 from verifiers.nli.bundled import BundledNLI
 from verifiers.nli.registry import create_backend
 
@@ -153,3 +154,26 @@ def test_a_failing_backend_fails_every_caller_in_the_batch() -> None:
         backend.close()
     with pytest.raises(RuntimeError, match="closed"):
         backend.predict(pairs(1))
+
+
+def test_the_verifier_batches_when_configured() -> None:
+    verifier = Verifier.from_config({"batching": {"max_wait_ms": 1, "max_pairs": 32}})
+    assert isinstance(verifier.nli, BatchingNLI)
+    evidence = [make_evidence("1", "CDCA and energy", [PREMISE])]
+    report = verifier.verify("CDCA raises energy expenditure [PMID:1].", evidence)
+    assert report.sentences[0].verdict.value in {"supported", "unsupported", "contradicted"}
+    assert verifier.nli.stats.pairs > 0
+    verifier.nli.close()
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"max_pair": 8}, "unknown option 'max_pair'; choose from max_wait_ms"),
+        ({"max_pairs": 0}, "max_pairs and fair_share must be >= 1"),
+        ({"max_wait_ms": "soon"}, "batching: could not convert"),
+    ],
+)
+def test_bad_batching_options_are_named(options: dict[str, object], message: str) -> None:
+    with pytest.raises(NLIError, match=message):
+        BatchOptions.parse(options)
