@@ -47,11 +47,10 @@ def test_the_wheel_ships_the_product_without_the_test_tools(tmp_path: Path) -> N
         shutil.copytree(REPO / package, source / package, ignore=ignore)
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(REPO / name, source / name)
+    offline = ("--no-deps", "--no-index", "--no-build-isolation", "--quiet")
+    command = [sys.executable, "-m", "pip", "wheel", str(source), *offline]
     built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-index"]
-        + ["--no-build-isolation", "--quiet", "--wheel-dir", str(tmp_path / "dist")],
-        capture_output=True,
-        text=True,
+        [*command, "--wheel-dir", str(tmp_path / "dist")], capture_output=True, text=True
     )
     assert built.returncode == 0, built.stderr
     (wheel,) = (tmp_path / "dist").glob("veriproxy-*.whl")

@@ -21,6 +21,8 @@ SHUTDOWN_S = 5  # open streams (a playground tab) get this long to finish on Ctr
 
 
 class _Server(uvicorn.Server):
+    """uvicorn's server without its signal handlers (see the module docstring)."""
+
     @contextmanager
     def capture_signals(self) -> Generator[None, None, None]:
         yield
