@@ -18,7 +18,7 @@ import pytest
 from proxy.testing.server_thread import RunningProxy
 from tests.conftest import ProxyFactory
 from tests.proxy.hostile_upstream import chunk, completion, hostile_upstream, sse
-from tests.proxy.test_verify_route import model_dir  # noqa: F401 -- the tiny NLI model fixture
+from tests.proxy.routes.test_verify_route import model_dir  # noqa: F401 -- the tiny NLI model fixture
 
 SURROGATE = "\\ud800"  # as it travels in JSON text
 

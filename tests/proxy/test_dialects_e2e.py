@@ -190,7 +190,7 @@ def test_gate_block_ends_the_response_incomplete(verified: RunningProxy) -> None
 @pytest.fixture
 def litellm_over_httpx() -> Iterator[None]:
     """litellm's default aiohttp session outlives the proxy's event loop in a test; httpx's
-    client closes with it (as in tests/proxy/test_litellm_upstream.py)."""
+    client closes with it (as in tests/proxy/upstream/test_litellm_upstream.py)."""
     previous = litellm.disable_aiohttp_transport
     litellm.disable_aiohttp_transport = True
     yield

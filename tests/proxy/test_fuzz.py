@@ -23,7 +23,7 @@ from proxy.auth import AuthMiddleware, FileKeyStore
 from proxy.config import settings_from_mapping
 from proxy.testing.emulator import Emulator
 from proxy.testing.server_thread import ServerThread
-from tests.proxy.test_verify_route import model_dir  # noqa: F401 -- the tiny NLI model fixture
+from tests.proxy.routes.test_verify_route import model_dir  # noqa: F401 -- the tiny NLI model fixture
 
 # Fields the emulator itself interprets; a real provider answers 400 to junk in them, the
 # emulator may not, and this test is about the proxy's answers, not the emulator's.

@@ -11,7 +11,6 @@ from pathlib import Path
 import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
-from report_factory import report, sentence
 
 from proxy.audit import AuditLog, JsonlSink, ResponseContext, ResponseRecorder, read_entries
 from proxy.auth import FileKeyStore, new_key
@@ -28,6 +27,7 @@ from proxy.metrics import (
 )
 from proxy.testing.server_thread import RunningEmulator
 from tests.conftest import ProxyFactory
+from tests.proxy.report_factory import report, sentence
 from verifiers import ReportStatus, Verdict
 
 PROXY = Path(__file__).resolve().parents[2] / "proxy"

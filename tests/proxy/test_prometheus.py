@@ -14,11 +14,11 @@ from typing import Any
 import httpx
 import pytest
 import yaml
-from redis_helpers import free_port
-from report_factory import report, sentence
 
 from proxy.audit import ResponseContext, ResponseRecorder
 from proxy.extensions import Extensions, RequestContext
+from tests.proxy.redis_helpers import free_port
+from tests.proxy.report_factory import report, sentence
 from verifiers import ReportStatus, ResponseReport, Verdict
 
 PROMETHEUS = shutil.which("prometheus") or "/usr/bin/prometheus"

@@ -27,7 +27,7 @@ import httpx
 
 from tests.conftest import ProxyFactory
 from tests.proxy.hostile_upstream import chunk, hostile_upstream
-from tests.proxy.test_verify_route import model_dir  # noqa: F401 -- the tiny NLI model fixture
+from tests.proxy.routes.test_verify_route import model_dir  # noqa: F401 -- the tiny NLI model fixture
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "scifact_excerpt.jsonl"
 

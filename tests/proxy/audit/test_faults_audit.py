@@ -15,7 +15,7 @@ import pytest
 
 from proxy.testing.server_thread import RunningEmulator, RunningProxy
 from tests.conftest import ProxyFactory
-from tests.proxy.test_verify_route import model_dir  # noqa: F401 -- the tiny NLI model fixture
+from tests.proxy.routes.test_verify_route import model_dir  # noqa: F401 -- the tiny NLI model fixture
 
 UPSTREAM_KEY = "sk-upstream-audit-0123456789SECRET"
 

@@ -17,7 +17,7 @@ from proxy.state.cache import MemoryCache
 from proxy.state.evidence_cache import EvidenceCache
 from verifiers import Encoder
 
-FIXTURES = Path(__file__).parent.parent / "fixtures"
+FIXTURES = Path(__file__).parents[2] / "fixtures"
 SCIFACT = FIXTURES / "scifact_excerpt.jsonl"
 MEDLINE = FIXTURES / "medline_excerpt.xml"
 

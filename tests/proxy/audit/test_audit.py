@@ -13,8 +13,6 @@ from pathlib import Path
 
 import pytest
 import redis.asyncio as aioredis
-from redis_helpers import SHARED_URL, delete_prefix, fresh_prefix, private_redis
-from report_factory import report, sentence
 
 from proxy.audit import (
     GENESIS,
@@ -32,6 +30,8 @@ from proxy.audit import (
 from proxy.audit.jsonl import find_records
 from proxy.cli import main
 from proxy.state import RedisLink, RedisSettings
+from tests.proxy.redis_helpers import SHARED_URL, delete_prefix, fresh_prefix, private_redis
+from tests.proxy.report_factory import report, sentence
 from verifiers import Action, ReportStatus, Verdict
 
 CTX = ResponseContext(

@@ -8,7 +8,7 @@ from proxy.cli import main
 from proxy.retrieval.sqlite_store import SqliteIndex
 from verifiers import Encoder
 
-MEDLINE = Path(__file__).parent.parent / "fixtures" / "medline_excerpt.xml"
+MEDLINE = Path(__file__).parents[2] / "fixtures" / "medline_excerpt.xml"
 
 
 def test_index_command_builds_then_skips(

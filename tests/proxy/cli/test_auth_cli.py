@@ -58,7 +58,7 @@ def test_create_a_reviewer_key(tmp_path: Path, capsys: pytest.CaptureFixture[str
 
 
 def test_revoke_unknown_and_bad_store(tmp_path: Path) -> None:
-    # CliError: main() prints it as one line and exits 2 (tests/proxy/test_cli_exit_codes.py)
+    # CliError: main() prints it as one line and exits 2 (tests/proxy/cli/test_cli_exit_codes.py)
     with pytest.raises(CliError, match="no key with id"):
         _run("--store", str(tmp_path / "keys.json"), "revoke", "0" * 12)
     (tmp_path / "bad.json").write_text("nope")

@@ -20,7 +20,7 @@ from proxy.retrieval.sqlite_store import SqliteIndex
 from proxy.settings.retrieval import RetrievalSettings
 from verifiers import Encoder, Evidence
 
-FIXTURES = Path(__file__).parent.parent / "fixtures"
+FIXTURES = Path(__file__).parents[2] / "fixtures"
 BLOCK = re.compile(r'<evidence id="(\w+)">\n(.*)\n</evidence id="\1">\Z', re.S)
 
 

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from redis_helpers import SHARED_URL, delete_prefix, free_port, fresh_prefix, private_redis
 
 from proxy.app import create_app
 from proxy.config import settings_from_mapping
@@ -26,6 +25,13 @@ from proxy.state import (
 )
 from proxy.state.evidence_cache import EvidenceCache
 from proxy.state.policy_sync import follow_policy_notices
+from tests.proxy.redis_helpers import (
+    SHARED_URL,
+    delete_prefix,
+    free_port,
+    fresh_prefix,
+    private_redis,
+)
 from verifiers import Evidence, EvidenceSentence
 
 

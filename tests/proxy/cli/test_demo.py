@@ -18,7 +18,7 @@ import httpx
 from proxy.cli.demo import DEMO_ANSWERS, DEMO_MODEL, Replay, load_recorded
 from proxy.data import DEMO_INDEX
 
-REPO = Path(__file__).parents[2]
+REPO = Path(__file__).parents[3]
 FABRICATED = "31415926"
 CITATION = re.compile(r"\[PMID:(\d+)\]")
 STARTUP_TIMEOUT_S = 240

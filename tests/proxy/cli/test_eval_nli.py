@@ -15,7 +15,7 @@ from proxy.testing.server_thread import RunningEmulator
 from tests.verifiers.judge.scripted import judge_reply
 from verifiers.eval.data import data_dir
 
-REPO = Path(__file__).parents[2]
+REPO = Path(__file__).parents[3]
 DATA = data_dir(relative_to=REPO)
 BUNDLED = REPO / "verifiers" / "models" / "nli" / "nli_config.json"
 

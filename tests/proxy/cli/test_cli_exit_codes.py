@@ -16,7 +16,7 @@ from proxy.cli import build_parser
 from proxy.cli.check import fails
 from verifiers import ReportStatus
 
-REPO = Path(__file__).parents[2]
+REPO = Path(__file__).parents[3]
 EVIDENCE = REPO / "tests" / "fixtures" / "verification" / "evidence.jsonl"
 BUNDLED = REPO / "verifiers" / "models" / "nli" / "nli_config.json"
 # Two sentences restated from the CDCA abstract (PMID 1568684): both supported.

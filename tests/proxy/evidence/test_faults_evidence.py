@@ -21,7 +21,7 @@ from proxy.retrieval.sqlite_store import SqliteIndex
 from proxy.settings.retrieval import Backend, RetrievalSettings
 from proxy.testing.server_thread import RunningEmulator
 from tests.conftest import ProxyFactory
-from tests.proxy.test_verify_route import model_dir  # noqa: F401 -- the tiny NLI model fixture
+from tests.proxy.routes.test_verify_route import model_dir  # noqa: F401 -- the tiny NLI model fixture
 from verifiers.embed import Encoder
 
 HOSTILE = (

@@ -18,7 +18,7 @@ from proxy.ingest import (
 )
 from proxy.ingest.jsonl import JSONLError
 
-FIXTURES = Path(__file__).parent.parent / "fixtures"
+FIXTURES = Path(__file__).parents[2] / "fixtures"
 MEDLINE = FIXTURES / "medline_excerpt.xml"
 
 

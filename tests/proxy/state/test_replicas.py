@@ -15,11 +15,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from redis_helpers import SHARED_URL, delete_prefix, free_port, fresh_prefix
 
 from proxy.testing.server_thread import RunningEmulator
+from tests.proxy.redis_helpers import SHARED_URL, delete_prefix, free_port, fresh_prefix
 
-ROOT = Path(__file__).parents[2]
+ROOT = Path(__file__).parents[3]
 STARTUP_S = 120.0
 POLICY = """\
 name: {name}

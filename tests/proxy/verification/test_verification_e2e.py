@@ -20,7 +20,7 @@ from tests.proxy.ibuprofen import DOC, DOCUMENTS, FABRICATED, QUESTION, SUPPORTE
 
 ProxyFactory = Callable[..., RunningProxy]
 
-SCHEMAS = Path(__file__).parents[2] / "verifiers" / "schema"
+SCHEMAS = Path(__file__).parents[3] / "verifiers" / "schema"
 
 
 def _client(proxy: RunningProxy) -> openai.OpenAI:

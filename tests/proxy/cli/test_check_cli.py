@@ -14,8 +14,8 @@ from verifiers.eval.segmentation import gold_boundaries, ours
 from verifiers.schema import load_schema
 from verifiers.windows import make_evidence
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "verification"
-BUNDLED = Path(__file__).parents[2] / "verifiers" / "models" / "nli" / "nli_config.json"
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "verification"
+BUNDLED = Path(__file__).parents[3] / "verifiers" / "models" / "nli" / "nli_config.json"
 ANSWER = (
     "Hello! ALDH1 expression is associated with poorer prognosis in breast cancer [PMID:45638119]. "
     "The majority of COVID-19-positive patients (18%) were asymptomatic [PMID:biho913w]. "

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 from proxy.testing.server_thread import RunningEmulator
-from tests.proxy import test_eval_nli
-from tests.proxy.test_eval_nli import run_cli
+from tests.proxy.cli import test_eval_nli
+from tests.proxy.cli.test_eval_nli import run_cli
 from tests.verifiers.judge.scripted import judge_reply
 
 pytestmark = test_eval_nli.pytestmark  # skipped without the datasets or the bundled model

@@ -6,7 +6,6 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
-from redis_helpers import SHARED_URL, delete_prefix, free_port, fresh_prefix
 
 from proxy.state import (
     Limits,
@@ -16,6 +15,7 @@ from proxy.state import (
     RedisRateLimiter,
     RedisSettings,
 )
+from tests.proxy.redis_helpers import SHARED_URL, delete_prefix, free_port, fresh_prefix
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from proxy.verification.session import VerificationSession
 from proxy.verification.streams import _Background
 from verifiers.engine import Verifier
 
-DOC = json.loads((Path(__file__).parents[1] / "fixtures" / "pubmedqa_12442934.json").read_text())
+DOC = json.loads((Path(__file__).parents[2] / "fixtures" / "pubmedqa_12442934.json").read_text())
 FIRST = "Pretreatment with ibuprofen increases perioperative blood loss [PMID:12442934]. "
 SECOND = "Fifty patients were scheduled for total hip replacement [PMID:12442934]. "
 

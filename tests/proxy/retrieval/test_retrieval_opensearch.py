@@ -18,7 +18,7 @@ from proxy.retrieval.opensearch import (
 from verifiers import Encoder
 
 URL = "http://opensearch.test:9200"
-MEDLINE = Path(__file__).parent.parent / "fixtures" / "medline_excerpt.xml"
+MEDLINE = Path(__file__).parents[2] / "fixtures" / "medline_excerpt.xml"
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,8 @@ from typing import Any
 
 import httpx
 import pytest
-from redis_helpers import SHARED_URL, delete_prefix, fresh_prefix
+
+from tests.proxy.redis_helpers import SHARED_URL, delete_prefix, fresh_prefix
 
 CHAT = {"model": "gpt-x", "messages": [{"role": "user", "content": "hello there"}]}
 

@@ -9,13 +9,13 @@ from typing import Any
 
 import httpx
 import redis
-from redis_helpers import private_redis
-from report_factory import report, sentence
-from test_metrics import value
 
 from proxy.audit import ResponseContext, ResponseRecorder, verify_file
 from proxy.cli import main
 from proxy.extensions import Extensions, RequestContext
+from tests.proxy.redis_helpers import private_redis
+from tests.proxy.report_factory import report, sentence
+from tests.proxy.test_metrics import value
 from verifiers import Verdict
 
 STREAM = "veriproxy:audit"

@@ -15,7 +15,7 @@ import pytest
 from proxy.testing.server_thread import RunningProxy
 from verifiers.schema import load_schema
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "verification"
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "verification"
 EVIDENCE = [json.loads(line) for line in (FIXTURES / "evidence.jsonl").read_text().splitlines()]
 ANSWER = (
     "Hello! ALDH1 expression is associated with poorer prognosis in breast cancer [PMID:45638119]. "

@@ -12,7 +12,7 @@ from proxy.retrieval import BackendError
 from proxy.retrieval.eutils import EUTILS_URL, EutilsConfig, EutilsRetriever, pubmed_query
 from proxy.retrieval.ratelimit import RateLimiter
 
-MEDLINE = Path(__file__).parent.parent / "fixtures" / "medline_excerpt.xml"
+MEDLINE = Path(__file__).parents[2] / "fixtures" / "medline_excerpt.xml"
 ESEARCH = f"{EUTILS_URL}/esearch.fcgi"
 EFETCH = f"{EUTILS_URL}/efetch.fcgi"
 

@@ -11,9 +11,9 @@ import httpx
 
 from proxy.testing.server_thread import RunningEmulator
 from tests.conftest import ProxyFactory
-from tests.proxy.test_verify_route import model_dir  # noqa: F401 -- the tiny NLI model fixture
+from tests.proxy.routes.test_verify_route import model_dir  # noqa: F401 -- the tiny NLI model fixture
 
-PRESETS = Path(__file__).parents[2] / "policies" / "presets"
+PRESETS = Path(__file__).parents[3] / "policies" / "presets"
 BODY = {"model": "gpt-test", "messages": [{"role": "user", "content": "ALDH1 and prognosis?"}]}
 
 
