@@ -145,14 +145,24 @@ def test_an_uncited_verdict_is_rejected(
     assert summary.quote_rejected == 1
 
 
+# The timeout only has to fire for the slow judge: the others answer at once, but the first
+# litellm call of a process (its import) can take seconds on a slow machine.
+ANSWERS_AT_ONCE_S = 30.0
+
+
 @pytest.mark.parametrize(
-    ("reply", "mode", "error"),
+    ("reply", "mode", "timeout", "error"),
     [
-        ("I think the claim is fine.", "", "malformed judge reply"),
-        ('{"verdicts": "all good"}', "", "malformed judge reply"),
-        ('{"verdicts": []}', "", None),  # valid JSON, no verdict for the claim
-        (None, "slow-3000", "judge timed out after 0.5s"),
-        (None, "error-503", "judge emu-error-503 failed: ServiceUnavailableError"),
+        ("I think the claim is fine.", "", ANSWERS_AT_ONCE_S, "malformed judge reply"),
+        ('{"verdicts": "all good"}', "", ANSWERS_AT_ONCE_S, "malformed judge reply"),
+        ('{"verdicts": []}', "", ANSWERS_AT_ONCE_S, None),  # valid JSON, no verdict for the claim
+        (None, "slow-3000", 0.5, "judge timed out after 0.5s"),
+        (
+            None,
+            "error-503",
+            ANSWERS_AT_ONCE_S,
+            "judge emu-error-503 failed: ServiceUnavailableError",
+        ),
     ],
 )
 def test_a_failing_judge_keeps_the_bundled_verdicts(
@@ -162,11 +172,14 @@ def test_a_failing_judge_keeps_the_bundled_verdicts(
     bundled: Any,
     reply: str | None,
     mode: str,
+    timeout: float,
     error: str | None,
 ) -> None:
     emulator.emulator.reply = reply
     model = f"emu-{mode}" if mode else JUDGE
-    out, summary = escalate(emulator, verifier, evidence, bundled, model=model, timeout_seconds=0.5)
+    out, summary = escalate(
+        emulator, verifier, evidence, bundled, model=model, timeout_seconds=timeout
+    )
     assert [s.verdict for s in out] == [s.verdict for s in bundled]
     assert all(s.decided_by == verifier.nli.version for s in out)
     outcomes = {c.escalation.outcome for s in out for c in s.claims if c.escalation}
