@@ -37,6 +37,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--seed", type=int, default=13, help="shuffling and initialisation")
     parser.add_argument("--max-steps", type=int, default=None, help="stop after N steps")
     parser.add_argument("--resume", action="store_true", help="continue from the checkpoint")
+    parser.add_argument(
+        "--precision",
+        choices=("bf16", "fp32"),
+        default="bf16",
+        help="training arithmetic: bf16 mixed precision (fast on CPUs with AVX512-BF16 or AMX) "
+        "or fp32 (for CPUs that only emulate bf16)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -62,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
             seed=args.seed,
             resume=args.resume,
             max_steps=args.max_steps,
+            precision=args.precision,
         )
     )
     print(f"model written to {out}")

@@ -3,7 +3,9 @@ validation claim is ever trained on.
 
 - Stage one (``build_general``): the general-domain NLI sets as they are.
 - Stage two (``build``): the biomedical sets, paraphrased supports, rule-made contradictions
-  and easy neutral pairs.
+  and easy neutral pairs, plus (``rehearse``) a sample of stage one's pairs so that the
+  biomedical stage does not unlearn general inference (SNLI test fell from 0.743 after stage
+  one to 0.623 after a stage two without it).
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ EASY_NEUTRAL_RATE = 0.1
 # HealthVer's long passages make it the slowest source to train on: cap it near a third of
 # stage two.
 SOURCE_CAPS: dict[str, int] = {"citint": 3000, "healthver": 8000}
+# Stage one's pairs replayed in stage two: at most this many, and at most a sixth of its pairs.
+REHEARSAL_PAIRS = 5000
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +99,15 @@ def build(data_dir: Path, seed: int = 13, max_pairs: int | None = None) -> Split
     rows.extend(_augment(rows, rng))
     rng.shuffle(rows)
     return _split(rows, max_pairs)
+
+
+def rehearse(biomedical: Splits, general: Splits, seed: int = 13) -> Splits:
+    """Stage two's splits with a seeded sample of stage one's training pairs mixed in."""
+    rng = random.Random(seed)
+    count = min(REHEARSAL_PAIRS, len(general.train), len(biomedical.train) // 6)
+    train = biomedical.train + rng.sample(general.train, count)
+    rng.shuffle(train)
+    return Splits(train, biomedical.validation)
 
 
 def _split(rows: list[Example], max_pairs: int | None) -> Splits:

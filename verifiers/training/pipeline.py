@@ -14,11 +14,12 @@ import logging
 import shutil
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Literal
 
 from verifiers.nli.bundled import CONFIG_FILE, BundledNLI, load_tokenizer
 from verifiers.training import benchmarks, card
 from verifiers.training.aggregate import choose_rule
-from verifiers.training.dataset import VALIDATION_FRACTION, build, build_general
+from verifiers.training.dataset import VALIDATION_FRACTION, build, build_general, rehearse
 from verifiers.training.evaluate import score_items
 from verifiers.training.examples import LABEL_NAMES
 from verifiers.training.export import INPUT_NAMES, OUTPUT_NAME, export_onnx, parity, quantize
@@ -48,6 +49,7 @@ class PipelineConfig:
     seed: int = 13
     resume: bool = False
     max_steps: int | None = None
+    precision: Literal["fp32", "bf16"] = "bf16"
 
 
 def _snli_accuracy(model: FactorizedNLI, config: PipelineConfig) -> float:
@@ -76,12 +78,15 @@ def run(config: PipelineConfig) -> Path:
         seed=config.seed,
         threads=config.threads,
         max_steps=config.max_steps,
+        precision=config.precision,
     )
     model = train(stage_one, general.train, tokenizer_path)
     snli_general = _snli_accuracy(model, config)
     log.info("stage one: SNLI test accuracy %.3f", snli_general)
 
-    splits = build(config.data_dir, seed=config.seed, max_pairs=config.max_pairs)
+    splits = rehearse(
+        build(config.data_dir, seed=config.seed, max_pairs=config.max_pairs), general, config.seed
+    )
     log.info("stage two data: %s", splits.summary())
     settings = TrainConfig(
         base_path=str(config.base_path),
@@ -92,6 +97,7 @@ def run(config: PipelineConfig) -> Path:
         threads=config.threads,
         max_steps=config.max_steps,
         init_weights=stage_one.work_dir / "model.pt",
+        precision=config.precision,
     )
     model = train(settings, splits.train, tokenizer_path)
     snli_final = _snli_accuracy(model, config)

@@ -3,6 +3,10 @@
 Batches are length-bucketed (pairs of similar length share a batch, so short windows train
 fast), the word-embedding matrix stays frozen (fewer optimiser updates, and int8 export of the
 embedding Gather stays close to the base model), and a fixed seed makes runs repeatable.
+
+``precision="bf16"`` runs the forward and backward passes under bfloat16 autocast while the
+weights and the optimiser stay fp32 (mixed precision): 1.8x faster per step on a CPU with
+AVX512-BF16 (measured on a 2-core AMD EPYC), slower where bf16 is only emulated.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Literal
 
 import torch
 from tokenizers import Tokenizer
@@ -43,6 +48,7 @@ class TrainConfig:
     max_steps: int | None = None
     # Weights to start from (stage two starts from stage one's ``model.pt``); None: the base.
     init_weights: Path | None = None
+    precision: Literal["fp32", "bf16"] = "fp32"
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,9 +136,10 @@ def train(config: TrainConfig, rows: list[Example], tokenizer_path: Path) -> Fac
                 break
             enc = encode(tokenizer, [(rows[i].premise, rows[i].hypothesis) for i in batch])
             labels = torch.tensor([rows[i].label for i in batch])
-            value = loss(
-                model.logits(enc.input_ids, enc.attention_mask, enc.token_type_ids), labels
-            )
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=config.precision == "bf16"):
+                logits = model.logits(enc.input_ids, enc.attention_mask, enc.token_type_ids)
+            # The loss in fp32: its log1p(-P) clamp rounds to log(0) in bfloat16.
+            value = loss(logits.float(), labels)
             value.backward()  # type: ignore[no-untyped-call]
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
