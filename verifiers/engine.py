@@ -44,7 +44,7 @@ from verifiers.citations import parse_citations, strip_citations
 from verifiers.claims import ClaimSpan, Decomposer, create_decomposer, is_checkworthy
 from verifiers.harm import HarmScorer, get_harm_scorer
 from verifiers.nli._base import NLIBackend, NLIError, NLIPair, NLIScores
-from verifiers.nli.batching import batched
+from verifiers.nli.batching import BatchOptions, batched
 from verifiers.nli.decide import Decision, Thresholds, decide
 from verifiers.nli.registry import create_backend
 from verifiers.risk import claims_risk, response_risk, support_of
@@ -60,6 +60,8 @@ from verifiers.windows import SentenceEncoder, Window, WindowSelector, evidence_
 GLOBAL_WINDOWS = 3
 # Sentences judged per batch when ``verify`` runs against a deadline (checked between batches).
 DEADLINE_BATCH = 16
+# Backends with a ``batch_size`` option, which a configured batcher sets to its ``max_pairs``.
+BATCH_SIZED_BACKENDS = frozenset({"bundled", "hf"})
 _SPACE_BEFORE_PUNCT = re.compile(
     r"\s+([.,;:!?])"
 )  # windows joined into one premise for the global pass
@@ -141,9 +143,15 @@ class Verifier:
         decomposer_options = dict(config.get("decomposer", {}))
         harm_options = dict(config.get("harm", {}))
         window_options = dict(config.get("windows", {}))
-        nli = create_backend(nli_options.pop("name", "bundled"), **nli_options)
-        if "batching" in config:
-            nli = batched(nli, config["batching"])
+        backend = nli_options.pop("name", "bundled")
+        batching = BatchOptions.parse(config["batching"]) if "batching" in config else None
+        if batching is not None and backend in BATCH_SIZED_BACKENDS:
+            # The bundled model scores one pair per run unless told otherwise; pooled pairs
+            # should run as the pooled batch.
+            nli_options.setdefault("batch_size", batching.max_pairs)
+        nli = create_backend(backend, **nli_options)
+        if batching is not None:
+            nli = batched(nli, batching)
         # Windows as long as the model was trained on (the bundled model says so in its config).
         sizes = getattr(getattr(nli, "config", None), "window_sizes", None)
         if sizes:

@@ -10,6 +10,7 @@ stream's later sentences) reuse them.
 from __future__ import annotations
 
 import dataclasses
+import sys
 import threading
 import warnings
 from collections import OrderedDict
@@ -128,11 +129,7 @@ class Abbreviations:
 
     def _detect(self, text: str) -> dict[str, frozenset[str]]:
         if self._nlp is None:
-            import scispacy.abbreviation  # noqa: F401 (registers the pipeline factory)
-            import spacy
-
-            self._nlp = spacy.blank("en")
-            self._nlp.add_pipe("abbreviation_detector")
+            self._nlp = _abbreviation_pipeline()
         with warnings.catch_warnings():
             # W036: scispaCy's second-pass matcher is empty when nothing was defined.
             warnings.filterwarnings("ignore", message=r"\[W036\]", category=UserWarning)
@@ -143,6 +140,27 @@ class Abbreviations:
             if len(short) == 1:
                 forms[next(iter(short))] = frozenset(content_tokens(abbreviation._.long_form.text))
         return forms
+
+
+def _abbreviation_pipeline() -> Any:
+    """A blank English spaCy pipeline with scispaCy's abbreviation detector.
+
+    spaCy's thinc imports torch whenever it is installed (215 MiB of RSS in a serving process
+    with the training extras) though a blank pipeline never runs it, so torch is hidden while
+    spaCy is first imported, unless something in the process already loaded it.
+    """
+    hide = "torch" not in sys.modules
+    if hide:
+        sys.modules["torch"] = None  # type: ignore[assignment]  # `import torch` -> ImportError
+    try:
+        import scispacy.abbreviation  # noqa: F401 (registers the pipeline factory)
+        import spacy
+    finally:
+        if hide:
+            del sys.modules["torch"]
+    nlp = spacy.blank("en")
+    nlp.add_pipe("abbreviation_detector")
+    return nlp
 
 
 def _defining_text(evidence: Evidence) -> str:

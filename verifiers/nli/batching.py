@@ -62,14 +62,13 @@ class BatchOptions:
         return parsed
 
 
-def batched(inner: NLIBackend, options: Mapping[str, Any] | None) -> BatchingNLI:
+def batched(inner: NLIBackend, options: BatchOptions) -> BatchingNLI:
     """``inner`` behind a batcher configured as ``verifier.batching`` says."""
-    parsed = BatchOptions.parse(options)
     return BatchingNLI(
         inner,
-        max_wait_s=parsed.max_wait_s,
-        max_pairs=parsed.max_pairs,
-        fair_share=parsed.fair_share,
+        max_wait_s=options.max_wait_s,
+        max_pairs=options.max_pairs,
+        fair_share=options.fair_share,
     )
 
 

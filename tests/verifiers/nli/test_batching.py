@@ -159,6 +159,8 @@ def test_a_failing_backend_fails_every_caller_in_the_batch() -> None:
 def test_the_verifier_batches_when_configured() -> None:
     verifier = Verifier.from_config({"batching": {"max_wait_ms": 1, "max_pairs": 32}})
     assert isinstance(verifier.nli, BatchingNLI)
+    # The pooled pairs run as one batch, not one ONNX run per pair (the bundled default).
+    assert verifier.nli.inner.batch_size == 32
     evidence = [make_evidence("1", "CDCA and energy", [PREMISE])]
     report = verifier.verify("CDCA raises energy expenditure [PMID:1].", evidence)
     assert report.sentences[0].verdict.value in {"supported", "unsupported", "contradicted"}
