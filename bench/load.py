@@ -1,12 +1,13 @@
 """Load: N concurrent streaming clients through a real proxy process, against the emulator.
 
     python bench/load.py [--clients 16] [--duration 20] [--drip-ms 5] [--no-auth]
-                         [--passthrough] [--config EXTRA.yaml] [--soak-minutes 10]
+                         [--passthrough] [--config EXTRA.yaml] [--soak-minutes 10] [--workers N]
 
 Starts two child processes on loopback: the upstream emulator and ``veriproxy serve`` (with a
 fresh proxy key unless ``--no-auth``). Each client loops: one streaming chat completion, read to
 ``[DONE]``. Prints a progress line every few seconds, then errors, p50/p99 time to first byte
-and to the last byte, throughput, and the proxy's peak RSS (``VmHWM``). ``--soak-minutes M``
+and to the last byte, throughput, and the proxy's peak RSS (``VmHWM``; with ``--workers N``, each
+worker's and their sum). ``--soak-minutes M``
 runs M minutes instead of ``--duration`` and also prints the RSS slope (least squares over the
 samples after the first tenth; MiB per minute): a leak shows as a steady positive slope.
 
@@ -44,6 +45,8 @@ from overhead import terminate
 MAX_CLIENTS = 512
 MAX_DURATION_S = 600
 MAX_SOAK_MINUTES = 60
+MAX_WORKERS = 16
+WORKER_WARMUP_S = 8.0
 PROGRESS_EVERY_S = 5.0
 RSS_SAMPLE_EVERY_S = 0.5
 ANSWER = (
@@ -60,7 +63,8 @@ EMULATOR_MAIN = (
 )
 SERVE_MAIN = (
     "import argparse, sys; from proxy.cli import serve; "
-    "sys.exit(serve.run(argparse.Namespace(config=sys.argv[1], host=None, port=None)))"
+    "sys.exit(serve.run(argparse.Namespace(config=sys.argv[1], host=None, port=None, "
+    "workers=int(sys.argv[2]))))"
 )
 
 
@@ -181,12 +185,25 @@ async def client_loop(url: str, key: str | None, body: bytes, stop_at: float, ta
             await one_stream(client, url, body, tally)
 
 
+def serving_processes(pid: int) -> list[int]:
+    """The process that serves, or the workers under a ``--workers`` supervisor (not
+    multiprocessing's resource tracker)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    workers = [
+        int(c)
+        for c in children
+        if b"resource_tracker" not in Path(f"/proc/{c}/cmdline").read_bytes()
+    ]
+    return workers or [pid]
+
+
 async def sample_rss(pid: int, stop_at: float, samples: list[tuple[float, float]]) -> None:
     started = time.monotonic()
     last_report = started
     while time.monotonic() < stop_at:
         now = time.monotonic()
-        samples.append((now - started, rss_kib(pid, "VmRSS") / 1024))
+        rss = sum(rss_kib(p, "VmRSS") for p in serving_processes(pid))
+        samples.append((now - started, rss / 1024))
         if now - last_report >= PROGRESS_EVERY_S:
             last_report = now
             print(
@@ -242,8 +259,10 @@ async def drive(args: argparse.Namespace, url: str, key: str | None, pid: int) -
         *(client_loop(url, key, body, stop_at, tally) for _ in range(args.clients)),
     )
     elapsed = time.monotonic() - started
+    peaks = [round(rss_kib(p, "VmHWM") / 1024, 1) for p in serving_processes(pid)]
     result: dict[str, object] = {
         "clients": args.clients,
+        "workers": args.workers,
         "seconds": round(elapsed, 1),
         "auth": key is not None,
         "passthrough": args.passthrough,
@@ -255,8 +274,10 @@ async def drive(args: argparse.Namespace, url: str, key: str | None, pid: int) -
         "ttfb_p99_ms": round(percentile(tally.ttfb, 0.99) * 1000, 1),
         "latency_p50_ms": round(percentile(tally.total, 0.5) * 1000, 1),
         "latency_p99_ms": round(percentile(tally.total, 0.99) * 1000, 1),
-        "proxy_peak_rss_mib": round(rss_kib(pid, "VmHWM") / 1024, 1),
+        "proxy_peak_rss_mib": round(sum(peaks), 1),
     }
+    if args.workers > 1:
+        result["worker_peak_rss_mib"] = peaks
     if args.soak_minutes:
         result["rss_slope_mib_per_min"] = round(slope_mib_per_min(samples), 3)
     return result
@@ -273,11 +294,14 @@ def parse_args() -> argparse.Namespace:
     )
     parser.add_argument("--config", help="extra YAML merged over the bench's proxy config")
     parser.add_argument("--soak-minutes", type=float, default=0.0)
+    parser.add_argument("--workers", type=int, default=1, help="veriproxy serve --workers N")
     args = parser.parse_args()
     if not 1 <= args.clients <= MAX_CLIENTS:
         parser.error(f"--clients must be 1..{MAX_CLIENTS}")
     if not 0 < args.duration <= MAX_DURATION_S:
         parser.error(f"--duration must be in (0, {MAX_DURATION_S}]")
+    if not 1 <= args.workers <= MAX_WORKERS:
+        parser.error(f"--workers must be 1..{MAX_WORKERS}")
     if not 0 <= args.soak_minutes <= MAX_SOAK_MINUTES:
         parser.error(f"--soak-minutes must be 0..{MAX_SOAK_MINUTES}")
     return args
@@ -293,13 +317,17 @@ def main() -> None:
         config = proxy_config(args, upstream, proxy_port, workdir)
         key = None if args.no_auth else create_key(workdir, config)
         env = {k: v for k, v in os.environ.items() if not k.startswith("VERIPROXY_")}
-        serve_cmd = [sys.executable, "-c", SERVE_MAIN, str(config)]
+        serve_cmd = [sys.executable, "-c", SERVE_MAIN, str(config), str(args.workers)]
         with (
             child(emulator_cmd, env) as emulator,
             child(serve_cmd, env) as proxy,
         ):
             wait_until_up(f"http://127.0.0.1:{emulator_port}/v1/models", emulator)
             wait_until_up(f"http://127.0.0.1:{proxy_port}/healthz", proxy)
+            if args.workers > 1:
+                # The first worker answers while the others may still be loading their models.
+                print(f"[load] {WORKER_WARMUP_S:.0f} s for the workers to start", file=sys.stderr)
+                time.sleep(WORKER_WARMUP_S)
             length = f"{args.soak_minutes} min soak" if args.soak_minutes else f"{args.duration} s"
             print(f"[load] {args.clients} clients for {length}", file=sys.stderr, flush=True)
             url = f"http://127.0.0.1:{proxy_port}/v1/chat/completions"

@@ -125,3 +125,15 @@ def create_app(
     app.state.stream_slots = StreamSlots(settings.limits.max_streams_per_key)
     install_error_handlers(app, secrets)
     return app
+
+
+def app_from_environment() -> Starlette:
+    """The app each worker of ``veriproxy serve --workers N`` builds: the configuration from
+    ``$VERIPROXY_CONFIG`` and ``VERIPROXY_*`` (validated once already by the parent), and logs
+    scrubbed of its secrets as in a single process."""
+    from proxy.config import load_settings
+    from proxy.logs import configure_logging
+
+    settings = load_settings()
+    configure_logging(settings.log_level, settings.secrets())
+    return create_app(settings)

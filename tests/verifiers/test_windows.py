@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from verifiers import Evidence
@@ -32,6 +35,22 @@ def test_windows_are_one_to_n_consecutive_sentences() -> None:
     assert [(w.first, w.last) for w in windows] == [(0, 0), (0, 1), (1, 1), (1, 2), (2, 2)]
     for window in windows:
         assert CDCA.abstract[window.start : window.end] == window.text
+
+
+def test_the_abbreviation_detector_leaves_torch_unloaded_and_importable() -> None:
+    # spaCy's thinc would import torch (215 MiB) for a pipeline that never runs it.
+    code = (
+        "import sys; from tests.verifiers.test_windows import CDCA; "
+        "from verifiers.windows import Abbreviations; "
+        "assert 'cdca' in Abbreviations().of(CDCA); "
+        "assert 'torch' not in sys.modules, 'torch was loaded'; "
+        "import torch; print(torch.tensor([1]).sum().item())"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "1"
 
 
 def test_abbreviations_defined_in_the_abstract_count_as_their_long_form() -> None:

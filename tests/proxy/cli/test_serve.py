@@ -37,6 +37,13 @@ def serve(args: list[str], environ: dict[str, str]) -> subprocess.Popen[bytes]:
     )
 
 
+def _ready(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/readyz", timeout=1).status_code == 200
+    except httpx.TransportError:
+        return False
+
+
 @pytest.fixture
 def running(emulator: RunningEmulator) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
     port = free_port()
@@ -51,12 +58,7 @@ def running(emulator: RunningEmulator) -> Iterator[tuple[subprocess.Popen[bytes]
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
-    while True:
-        try:
-            if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
-                break
-        except httpx.TransportError:
-            pass
+    while not _ready(url):
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
             pytest.fail(f"serve did not start: {proc.communicate()[1].decode()[-2000:]}")
@@ -109,3 +111,46 @@ def test_bad_config_exits_naming_the_key(tmp_path: Path) -> None:
     _, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 2
     assert "config key timeouts.read" in stderr.decode()
+
+
+def test_workers_share_the_port_and_sum_their_metrics(tmp_path: Path) -> None:
+    metrics_dir = tmp_path / "metrics"
+    metrics_dir.mkdir()
+    (metrics_dir / "counter_1.db").write_bytes(b"left by an earlier run")
+    port = free_port()
+    proc = serve(
+        ["--port", str(port), "--workers", "2"],
+        {
+            "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
+            "VERIPROXY_DEFAULT_UPSTREAM__BASE_URL": "http://127.0.0.1:9/v1",
+            "VERIPROXY_VERIFICATION__ENABLED": "false",
+            "VERIPROXY_RETRIEVAL__ENABLED": "false",
+        },
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        # Each worker writes its own files once its metrics exist: wait for both.
+        while len(set(metrics_dir.glob("counter_*.db"))) < 2:
+            assert proc.poll() is None and time.monotonic() < deadline, "workers did not start"
+            time.sleep(0.1)
+        while not _ready(url):
+            assert proc.poll() is None and time.monotonic() < deadline, "serve did not answer"
+            time.sleep(0.1)
+        pids = {p.stem.split("_")[-1] for p in metrics_dir.glob("counter_*.db")}
+        assert "1" not in pids and len(pids) == 2  # the stale file was wiped
+        for _ in range(30):  # a new connection each, so either worker may take it
+            assert httpx.get(f"{url}/healthz").status_code == 200
+        exposition = httpx.get(f"{url}/metrics").text
+        line = next(
+            line
+            for line in exposition.splitlines()
+            if line.startswith("veriproxy_requests_total{") and 'route="/healthz"' in line
+        )
+        assert float(line.rsplit(" ", 1)[1]) == 30.0
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()
