@@ -15,6 +15,7 @@ emptied at start and ``/metrics`` on any worker reports the sum of all of them.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import shutil
 import signal
@@ -71,6 +72,14 @@ def run(args: argparse.Namespace) -> int:
         "server_header": False,
     }
     if args.workers > 1:
+        limits = settings.rate_limits
+        if settings.redis is None and (not limits.default.unlimited or limits.tenants):
+            logging.getLogger("veriproxy").warning(
+                "%d workers without redis: each worker counts rate limits on its own, so a key "
+                "gets up to %d times its budget",
+                args.workers,
+                args.workers,
+            )
         return _run_workers(args, options)
     config = uvicorn.Config(create_app(settings), **options)
     # uvicorn drains, restores the previous handlers, then re-raises the signal it caught;
