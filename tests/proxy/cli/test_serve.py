@@ -125,6 +125,8 @@ def test_workers_share_the_port_and_sum_their_metrics(tmp_path: Path) -> None:
             "VERIPROXY_DEFAULT_UPSTREAM__BASE_URL": "http://127.0.0.1:9/v1",
             "VERIPROXY_VERIFICATION__ENABLED": "false",
             "VERIPROXY_RETRIEVAL__ENABLED": "false",
+            # Counted per worker without Redis: the process says so.
+            "VERIPROXY_RATE_LIMITS__DEFAULT__REQUESTS": "1000",
         },
     )
     url = f"http://127.0.0.1:{port}"
@@ -149,8 +151,10 @@ def test_workers_share_the_port_and_sum_their_metrics(tmp_path: Path) -> None:
         )
         assert float(line.rsplit(" ", 1)[1]) == 30.0
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=30) == 0
+        _, stderr = proc.communicate(timeout=30)
+        assert proc.returncode == 0
+        assert b"2 workers without redis: each worker counts rate limits on its own" in stderr
     finally:
         if proc.poll() is None:
             proc.kill()
-        proc.communicate()
+            proc.communicate()
