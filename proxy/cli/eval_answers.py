@@ -71,6 +71,10 @@ def run(args: argparse.Namespace) -> int:
         f"supported {result['supported_rate']:.3f}, "
         f"falsely contradicted {result['false_contradicted_rate']:.3f}"
     )
+    for name in ("false_contradicted_by", "not_supported_by"):
+        causes: dict[str, int] = result[name]  # type: ignore[assignment]
+        shown = ", ".join(f"{cause} {count}" for cause, count in causes.items())
+        print(f"  {name.replace('_', ' ')}: {shown or 'none'}")
     print(f"{'perturbation':<14}{'sentences':>10}{'caught':>8}{'of supported':>14}{'caught':>8}")
     perturbed: dict[str, dict[str, float]] = result["perturbed"]  # type: ignore[assignment]
     for kind in PERTURBATIONS:

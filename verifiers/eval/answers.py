@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from verifiers._types import Evidence, ResponseReport, Verdict
+from verifiers._types import Evidence, ResponseReport, SentenceAnnotation, Verdict
 from verifiers.training.benchmarks import split_sentences
 from verifiers.training.claims import (
     change_number,
@@ -157,6 +157,10 @@ class AnswerMetrics:
     # supports nothing would catch every perturbation, and this rate does not reward that.
     perturbed_of_supported: Counter[str] = field(default_factory=Counter)
     caught_of_supported: Counter[str] = field(default_factory=Counter)
+    # What made correct sentences fall short: the failed deterministic checks, or the verifier
+    # whose verdict it was ("model", or "judge" in the cascade) when none failed.
+    contradicted_by: Counter[str] = field(default_factory=Counter)
+    not_supported_by: Counter[str] = field(default_factory=Counter)
 
     @property
     def supported_rate(self) -> float:
@@ -178,6 +182,8 @@ class AnswerMetrics:
             "correct_sentences": self.correct,
             "supported_rate": round(self.supported_rate, 4),
             "false_contradicted_rate": round(self.false_contradicted_rate, 4),
+            "false_contradicted_by": dict(self.contradicted_by.most_common()),
+            "not_supported_by": dict(self.not_supported_by.most_common()),
             "perturbed": {
                 kind: {
                     "sentences": self.perturbed[kind],
@@ -190,11 +196,31 @@ class AnswerMetrics:
         }
 
 
-def _verdicts_in(report: ResponseReport, span: tuple[int, int]) -> list[Verdict]:
-    """Verdicts of the report's sentences that overlap ``span`` (the segmenter may split an
-    answer sentence differently)."""
+def _sentences_in(report: ResponseReport, span: tuple[int, int]) -> list[SentenceAnnotation]:
+    """The report's sentences that overlap ``span`` (the segmenter may split an answer
+    sentence differently)."""
     a, b = span
-    return [s.verdict for s in report.sentences if s.start < b and a < s.end]
+    return [s for s in report.sentences if s.start < b and a < s.end]
+
+
+def _verdicts_in(report: ResponseReport, span: tuple[int, int]) -> list[Verdict]:
+    return [s.verdict for s in _sentences_in(report, span)]
+
+
+def _cause(sentences: Sequence[SentenceAnnotation], verdict: Verdict) -> str:
+    """Why sentences got ``verdict``: the checks that failed on them (claim checks included);
+    when none did, ``judge`` if the LLM judge's verdict stood, else ``model``."""
+    failed = {
+        check.name
+        for s in sentences
+        if s.verdict is verdict
+        for check in (*s.checks, *(c for claim in s.claims for c in claim.checks))
+        if not check.passed
+    }
+    if failed:
+        return "+".join(sorted(failed))
+    judged = any(s.decided_by.startswith("judge:") for s in sentences if s.verdict is verdict)
+    return "judge" if judged else "model"
 
 
 def perturbations(item: AnswerItem, rng: random.Random) -> Iterator[tuple[str, int, str]]:
@@ -223,14 +249,22 @@ def evaluate(
         report = verify(text, item.evidence)
         supported: set[int] = set()
         for i, span in enumerate(spans):
-            verdicts = [v for v in _verdicts_in(report, span) if v is not Verdict.NOT_CHECKWORTHY]
-            if not verdicts:
+            sentences = [
+                s for s in _sentences_in(report, span) if s.verdict is not Verdict.NOT_CHECKWORTHY
+            ]
+            if not sentences:
                 continue
             result.correct += 1
-            if all(v is Verdict.SUPPORTED for v in verdicts):
+            verdicts = {s.verdict for s in sentences}
+            if verdicts == {Verdict.SUPPORTED}:
                 result.supported += 1
                 supported.add(i)
-            result.contradicted += any(v is Verdict.CONTRADICTED for v in verdicts)
+            elif Verdict.CONTRADICTED in verdicts:
+                result.contradicted += 1
+                result.contradicted_by[_cause(sentences, Verdict.CONTRADICTED)] += 1
+            else:
+                short = min((v for v in verdicts if v is not Verdict.SUPPORTED), key=str)
+                result.not_supported_by[f"{short.value}: {_cause(sentences, short)}"] += 1
         for kind, index, sentence in perturbations(item, rng):
             text, spans = item.text({index: sentence})
             perturbed = _verdicts_in(verify(text, item.evidence), spans[index])

@@ -29,4 +29,7 @@ def test_a_judge_that_calls_everything_contradicted_is_what_the_figures_show(
     # Every claim escalated and called contradicted, each with a quote from its evidence.
     assert judged["supported_rate"] == 0.0
     assert judged["false_contradicted_rate"] == 1.0
+    # Each false contradiction has one cause; the judge's, unless a check also failed on it.
+    causes = judged["false_contradicted_by"]
+    assert sum(causes.values()) == judged["correct_sentences"] and "judge" in causes
     assert emulator.stats.requests, "the judge was never asked"
