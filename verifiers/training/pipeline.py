@@ -18,7 +18,7 @@ from typing import Literal
 
 from verifiers.nli.bundled import CONFIG_FILE, BundledNLI, load_tokenizer
 from verifiers.training import benchmarks, card
-from verifiers.training.aggregate import choose_rule
+from verifiers.training.aggregate import RuleChoice, choose_rule
 from verifiers.training.dataset import VALIDATION_FRACTION, build, build_general, rehearse
 from verifiers.training.evaluate import score_items
 from verifiers.training.examples import LABEL_NAMES
@@ -84,10 +84,11 @@ def run(config: PipelineConfig) -> Path:
     snli_general = _snli_accuracy(model, config)
     log.info("stage one: SNLI test accuracy %.3f", snli_general)
 
-    splits = rehearse(
-        build(config.data_dir, seed=config.seed, max_pairs=config.max_pairs), general, config.seed
-    )
+    splits = build(config.data_dir, seed=config.seed, max_pairs=config.max_pairs)
     log.info("stage two data: %s", splits.summary())
+    mixed = rehearse(splits, general, config.seed)
+    rehearsed = len(mixed.train) - len(splits.train)
+    log.info("stage two rehearses %d of stage one's pairs", rehearsed)
     settings = TrainConfig(
         base_path=str(config.base_path),
         work_dir=work / "biomedical",
@@ -99,7 +100,7 @@ def run(config: PipelineConfig) -> Path:
         init_weights=stage_one.work_dir / "model.pt",
         precision=config.precision,
     )
-    model = train(settings, splits.train, tokenizer_path)
+    model = train(settings, mixed.train, tokenizer_path)
     snli_final = _snli_accuracy(model, config)
     log.info("stage two: SNLI test accuracy %.3f", snli_final)
 
@@ -116,18 +117,8 @@ def run(config: PipelineConfig) -> Path:
     check = parity(fp32_backend, int8_backend, splits.validation)
     log.info("parity: %s (passed: %s)", check, check.passed)
 
-    items = benchmarks.validation(config.data_dir, VALIDATION_FRACTION)
-    if config.max_pairs is not None:
-        items = items[: max(config.max_pairs // 8, 4)]
-    scored = score_items(int8_backend, items, WINDOW_SIZES)
-    choice = choose_rule(scored, [i.label for i in items], config.seed)
+    choice, items = _choose_rule(int8_backend, config)
     thresholds = choice.thresholds
-    log.info(
-        "decision rule %s on %d held-out claims, cross-validated macro-F1 %s",
-        thresholds.rule,
-        len(items),
-        {k: round(v, 3) for k, v in choice.cv_macro_f1.items()},
-    )
 
     training = {
         "settings": {
@@ -142,15 +133,56 @@ def run(config: PipelineConfig) -> Path:
         "pairs": {
             "general": len(general.train),
             "train": len(splits.train),
+            "rehearsed": rehearsed,
             "validation": len(splits.validation),
         },
         "snli_test_accuracy": {"stage_one": round(snli_general, 4), "final": round(snli_final, 4)},
         "parity": asdict(check) | {"passed": check.passed},
         "precision_kept": kept,
-        "calibration_items": len(items),
-        "calibration_cv_macro_f1": {k: round(v, 4) for k, v in choice.cv_macro_f1.items()},
+        **_calibration_record(choice, items),
     }
     _write_config(out, config, training, asdict(thresholds))
+    card.write(out)
+    return out
+
+
+def _choose_rule(backend: BundledNLI, config: PipelineConfig) -> tuple[RuleChoice, int]:
+    """The claim-level rule and thresholds, by cross-validation on held-out training claims."""
+    items = benchmarks.validation(config.data_dir, VALIDATION_FRACTION)
+    if config.max_pairs is not None:
+        items = items[: max(config.max_pairs // 8, 4)]
+    log.info("calibrating the decision rule on %d held-out training claims", len(items))
+    scored = score_items(backend, items, WINDOW_SIZES)
+    choice = choose_rule(scored, [i.label for i in items], config.seed)
+    log.info(
+        "decision rule %s on %d held-out claims, cross-validated macro-F1 %s, supported "
+        "claims called contradicted %s",
+        choice.thresholds.rule,
+        len(items),
+        {k: round(v, 3) for k, v in choice.cv_macro_f1.items()},
+        {k: round(v, 3) for k, v in choice.cv_false_alarms.items()},
+    )
+    return choice, len(items)
+
+
+def _calibration_record(choice: RuleChoice, items: int) -> dict[str, object]:
+    return {
+        "calibration_items": items,
+        "calibration_cv_macro_f1": {k: round(v, 4) for k, v in choice.cv_macro_f1.items()},
+        "calibration_cv_false_alarms": {k: round(v, 4) for k, v in choice.cv_false_alarms.items()},
+    }
+
+
+def recalibrate(config: PipelineConfig) -> Path:
+    """Calibrates the decision rule of the model already in ``config.out`` again (its graph
+    unchanged) and rewrites its config and card. The version changes with the thresholds, and
+    benchmark figures recorded under the old ones are dropped."""
+    out = config.out
+    document = json.loads((out / CONFIG_FILE).read_text(encoding="utf-8"))
+    choice, items = _choose_rule(BundledNLI(out, threads=config.threads), config)
+    training = document.get("training", {}) | _calibration_record(choice, items)
+    (out / card.METRICS_FILE).unlink(missing_ok=True)
+    _write_config(out, config, training, asdict(choice.thresholds))
     card.write(out)
     return out
 
@@ -166,15 +198,18 @@ def _write_config(
     thresholds: dict[str, object] | None = None,
 ) -> None:
     digest = _sha256(out / INT8_FILE)
+    thresholds = thresholds or {"contradiction": 0.5, "entailment": 0.5}
+    # Named after the graph and the calibrated thresholds: a change to either changes verdicts.
+    named = hashlib.sha256((digest + json.dumps(thresholds, sort_keys=True)).encode()).hexdigest()
     document = {
-        "version": f"veriproxy-nli-minilm-{digest[:12]}",
+        "version": f"veriproxy-nli-minilm-{named[:12]}",
         "labels": list(LABEL_NAMES),
         "max_length": config.max_length,
         "input_names": list(INPUT_NAMES),
         "output_name": OUTPUT_NAME,
         "model_file": INT8_FILE,
         "tokenizer_file": TOKENIZER_FILE,
-        "thresholds": thresholds or {"contradiction": 0.5, "entailment": 0.5},
+        "thresholds": thresholds,
         "window_sizes": list(WINDOW_SIZES),
         "sha256": {INT8_FILE: digest, TOKENIZER_FILE: _sha256(out / TOKENIZER_FILE)},
         "training": training,
