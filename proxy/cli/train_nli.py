@@ -44,6 +44,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "unchanged; its version changes and its recorded benchmark figures are dropped)",
     )
     parser.add_argument(
+        "--false-alarm-ceiling",
+        type=float,
+        default=None,
+        metavar="X",
+        help="calibrate so that at most X of the held-out supported claims are called "
+        "contradicted (ambivalent stance becomes neutral); default: macro-F1 only",
+    )
+    parser.add_argument(
         "--precision",
         choices=("bf16", "fp32"),
         default="bf16",
@@ -75,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
         resume=args.resume,
         max_steps=args.max_steps,
         precision=args.precision,
+        false_alarm_ceiling=args.false_alarm_ceiling,
     )
     out = recalibrate(config) if args.calibrate_only else pipeline(config)
     print(f"model written to {out}")

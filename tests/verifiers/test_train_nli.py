@@ -71,11 +71,13 @@ def test_calibrate_only_rewrites_the_rule_and_drops_stale_figures(tmp_path: Path
     (out / "metrics.json").write_text('{"scifact": {}}', encoding="utf-8")
     before = json.loads((out / "nli_config.json").read_text(encoding="utf-8"))
 
-    done = _train(*args, "--max-length", "64", "--calibrate-only")
+    done = _train(*args, "--max-length", "64", "--calibrate-only", "--false-alarm-ceiling", "0.1")
     assert done.returncode == 0, done.stderr[-3000:]
     assert "calibrating the decision rule on" in done.stderr
     assert " loss " not in done.stderr  # nothing trained
     after = json.loads((out / "nli_config.json").read_text(encoding="utf-8"))
     assert after["sha256"] == before["sha256"]  # the same graph
+    assert after["training"]["false_alarm_ceiling"] == 0.1
+    assert after["training"]["settings"] == before["training"]["settings"]
     assert not (out / "metrics.json").exists()  # figures measured under other thresholds
     assert after["version"] in (out / "MODEL_CARD.md").read_text(encoding="utf-8")

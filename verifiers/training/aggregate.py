@@ -4,8 +4,8 @@ cross-validation on held-out training claims only (no benchmark split is read).
 Each fold fits on the other folds (the logistic regression, or the grid search of the
 ``most_relevant`` thresholds) and is scored on its own claims; the pooled out-of-fold
 predictions give each rule's macro-F1 and false-alarm rate (supported claims called
-contradicted). The learned rule ships only when it leads by ``MIN_GAIN`` and keeps its false
-alarms within ``FALSE_ALARM_CEILING`` (or below most_relevant's).
+contradicted). The learned rule ships only when it leads by ``MIN_GAIN`` and, when a false-alarm
+ceiling is set, keeps its false alarms within it (or below most_relevant's).
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from sklearn.preprocessing import StandardScaler
 from verifiers.nli._base import NLIScores
 from verifiers.nli.decide import Aggregator, Thresholds, claim_features
 from verifiers.training.evaluate import (
-    FALSE_ALARM_CEILING,
     calibrate,
     decide_all,
     false_alarm_rate,
@@ -61,20 +60,28 @@ def fit_aggregator(features: npt.NDArray[np.float64], gold: Sequence[int]) -> Ag
 
 
 def choose_rule(
-    scored: Sequence[Sequence[NLIScores]], gold: Sequence[int], seed: int
+    scored: Sequence[Sequence[NLIScores]],
+    gold: Sequence[int],
+    seed: int,
+    false_alarm_ceiling: float | None = None,
 ) -> RuleChoice:
     """Out-of-fold macro-F1 of both rules; returns the better rule fitted on all claims."""
     features = np.asarray([claim_features(s) for s in scored])
     labels = np.asarray(gold)
     folds = min(FOLDS, *np.bincount(labels, minlength=3))
     if folds < 2:  # a tiny run: too few claims of some class to cross-validate
-        thresholds, f1 = calibrate(scored, gold, "most_relevant")
+        thresholds, f1 = calibrate(scored, gold, "most_relevant", false_alarm_ceiling)
         rate = false_alarm_rate(gold, decide_all(scored, thresholds))
         return RuleChoice(thresholds, {"most_relevant": f1}, {"most_relevant": rate})
     predicted = {"most_relevant": np.zeros_like(labels), "learned": np.zeros_like(labels)}
     splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
     for train, test in splitter.split(features, labels):
-        rule, _ = calibrate([scored[i] for i in train], labels[train].tolist(), "most_relevant")
+        rule, _ = calibrate(
+            [scored[i] for i in train],
+            labels[train].tolist(),
+            "most_relevant",
+            false_alarm_ceiling,
+        )
         predicted["most_relevant"][test] = decide_all([scored[i] for i in test], rule)
         learned = Thresholds(
             rule="learned", aggregator=fit_aggregator(features[train], labels[train].tolist())
@@ -82,9 +89,11 @@ def choose_rule(
         predicted["learned"][test] = decide_all([scored[i] for i in test], learned)
     cv = {rule: metrics(gold, p.tolist()).macro_f1 for rule, p in predicted.items()}
     alarms = {rule: false_alarm_rate(gold, p.tolist()) for rule, p in predicted.items()}
-    learned_alarms_ok = alarms["learned"] <= max(FALSE_ALARM_CEILING, alarms["most_relevant"])
+    learned_alarms_ok = false_alarm_ceiling is None or alarms["learned"] <= max(
+        false_alarm_ceiling, alarms["most_relevant"]
+    )
     if learned_alarms_ok and cv["learned"] >= cv["most_relevant"] + MIN_GAIN:
         chosen = Thresholds(rule="learned", aggregator=fit_aggregator(features, gold))
     else:
-        chosen, _ = calibrate(scored, gold, "most_relevant")
+        chosen, _ = calibrate(scored, gold, "most_relevant", false_alarm_ceiling)
     return RuleChoice(chosen, cv, alarms)

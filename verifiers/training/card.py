@@ -6,8 +6,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from verifiers.training.evaluate import FALSE_ALARM_CEILING
-
 METRICS_FILE = "metrics.json"
 
 _HEADER = """# veriproxy bundled biomedical NLI model
@@ -89,7 +87,7 @@ def render(model_dir: Path) -> str:
         f"cross-validated claim-level macro-F1 on held-out training claims (SciFact, "
         f"Check-COVID and HealthVer train validation splits, "
         f"{train.get('calibration_items', '?')} claim-abstract items; the learned rule must "
-        f"lead by 0.01 and keep its false alarms within {FALSE_ALARM_CEILING:.0%}): "
+        f"lead by 0.01; false-alarm ceiling: {train.get('false_alarm_ceiling') or 'none'}): "
         f"{train.get('calibration_cv_macro_f1', '?')}; supported claims called contradicted: "
         f"{train.get('calibration_cv_false_alarms', 'not measured')}.",
         "",
@@ -114,8 +112,8 @@ def _rule(t: dict[str, Any]) -> str:
             f"rule `most_relevant`: the least neutral window decides; relevance ≥ "
             f"{t['relevance']}, then entailment when P(ent) / (P(ent) + P(con)) ≥ {t['support']}, "
             + (
-                f"contradiction when it is ≤ {t['refute']}, else neutral (at most "
-                f"{FALSE_ALARM_CEILING:.0%} of held-out supported claims called contradicted)"
+                f"contradiction when it is ≤ {t['refute']}, else neutral (the false-alarm "
+                "ceiling on held-out supported claims called contradicted)"
                 if t.get("refute") is not None
                 else "else contradiction"
             )

@@ -50,6 +50,8 @@ class PipelineConfig:
     resume: bool = False
     max_steps: int | None = None
     precision: Literal["fp32", "bf16"] = "bf16"
+    # At most this share of held-out supported claims called contradicted (None: macro-F1 only).
+    false_alarm_ceiling: float | None = None
 
 
 def _snli_accuracy(model: FactorizedNLI, config: PipelineConfig) -> float:
@@ -139,7 +141,7 @@ def run(config: PipelineConfig) -> Path:
         "snli_test_accuracy": {"stage_one": round(snli_general, 4), "final": round(snli_final, 4)},
         "parity": asdict(check) | {"passed": check.passed},
         "precision_kept": kept,
-        **_calibration_record(choice, items),
+        **_calibration_record(choice, items, config),
     }
     _write_config(out, config, training, asdict(thresholds))
     card.write(out)
@@ -153,7 +155,7 @@ def _choose_rule(backend: BundledNLI, config: PipelineConfig) -> tuple[RuleChoic
         items = items[: max(config.max_pairs // 8, 4)]
     log.info("calibrating the decision rule on %d held-out training claims", len(items))
     scored = score_items(backend, items, WINDOW_SIZES)
-    choice = choose_rule(scored, [i.label for i in items], config.seed)
+    choice = choose_rule(scored, [i.label for i in items], config.seed, config.false_alarm_ceiling)
     log.info(
         "decision rule %s on %d held-out claims, cross-validated macro-F1 %s, supported "
         "claims called contradicted %s",
@@ -165,9 +167,12 @@ def _choose_rule(backend: BundledNLI, config: PipelineConfig) -> tuple[RuleChoic
     return choice, len(items)
 
 
-def _calibration_record(choice: RuleChoice, items: int) -> dict[str, object]:
+def _calibration_record(
+    choice: RuleChoice, items: int, config: PipelineConfig
+) -> dict[str, object]:
     return {
         "calibration_items": items,
+        "false_alarm_ceiling": config.false_alarm_ceiling,
         "calibration_cv_macro_f1": {k: round(v, 4) for k, v in choice.cv_macro_f1.items()},
         "calibration_cv_false_alarms": {k: round(v, 4) for k, v in choice.cv_false_alarms.items()},
     }
@@ -180,7 +185,7 @@ def recalibrate(config: PipelineConfig) -> Path:
     out = config.out
     document = json.loads((out / CONFIG_FILE).read_text(encoding="utf-8"))
     choice, items = _choose_rule(BundledNLI(out, threads=config.threads), config)
-    training = document.get("training", {}) | _calibration_record(choice, items)
+    training = document.get("training", {}) | _calibration_record(choice, items, config)
     (out / card.METRICS_FILE).unlink(missing_ok=True)
     _write_config(out, config, training, asdict(choice.thresholds))
     card.write(out)
