@@ -32,9 +32,11 @@ CONFIG_FILE = "nli_config.json"
 # One pair per ONNX run. The int8 graph quantizes activations per run, so in a batch a pair's
 # probabilities move (up to ~0.05) with the pairs padded beside it: a sentence verified while it
 # streams and the same sentence in a whole answer could differ near a threshold. Alone, every
-# pair always gets the same scores. It costs no throughput on a VNNI CPU, about 16% on an AVX2
-# one, and it keeps ONNX Runtime's arena small (66 MiB with the session, against 207 MiB after
-# batches of 32 long pairs). A GPU, or the cross-request batcher, sets a larger batch.
+# pair always gets the same scores. One call's pairs score about 17% slower than in
+# length-sorted batches of 32 (bench/nli.py, 2-core VNNI CPU: 106 against 128 pairs/s), yet
+# verified streams/s under concurrent load rose (bench/load.py), and ONNX Runtime's arena stays
+# small (66 MiB with the session, against 207 MiB after batches of 32 long pairs). A GPU, or
+# the cross-request batcher, sets a larger batch.
 DEFAULT_BATCH_SIZE = 1
 
 
