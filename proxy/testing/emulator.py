@@ -22,7 +22,8 @@ Failure modes on demand, from the ``X-Emulator-Mode`` header or a model named ``
 (drop the connection mid-response), ``malformed`` (a stream event that is not JSON / a body
 that is not JSON), ``nodone`` (end the stream cleanly without ``[DONE]``), ``first-<n>`` (the
 other modes apply to the first n requests with this mode text only, then it answers normally:
-a transient fault that a retry gets past).
+a transient fault that a retry gets past), ``hostile-<shape>`` (the answer in one of the
+unusual shapes of :mod:`proxy.testing.hostile`, on chat, completions and responses).
 
 :class:`EmulatorStats` records every request body and header set and counts streams opened,
 completed and cancelled by the client (thread-safe; tests wait on it).
@@ -49,9 +50,11 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from proxy.testing import hostile
 from proxy.testing.emulator_api import ApiRoutes
 
 Reply = str | Callable[[Mapping[str, Any]], str] | None
+JSON = "application/json"
 MODE_HEADER = "x-emulator-mode"
 MODEL_MODE_PREFIX = "emu-"
 _TOKEN = re.compile(r"\S+\s*|\s+")
@@ -112,6 +115,7 @@ class Modes:
     malformed: bool = False
     nodone: bool = False
     first: int | None = None
+    hostile: str | None = None  # an answer shape of proxy.testing.hostile
 
     @classmethod
     def parse(cls, text: str) -> Modes:
@@ -122,6 +126,8 @@ class Modes:
                 kwargs["error"] = int(arg)
             elif name == "first":
                 kwargs["first"] = int(arg)
+            elif name == "hostile":
+                kwargs["hostile"] = arg
             elif name in ("slow", "drip"):
                 kwargs[f"{name}_s"] = int(arg) / 1000
             elif name in ("die", "malformed", "nodone"):
@@ -206,6 +212,11 @@ class Emulator:
         failure = await self.failure(request, "", modes)
         if failure is not None:
             return failure
+        if modes.hostile is not None:
+            text = self.answer_text(body)
+            if body.get("stream"):
+                return _TrackedStream(self, _aiter(hostile.chat_events(modes.hostile, text)), modes)
+            return Response(hostile.chat_completion(modes.hostile, text), media_type=JSON)
         answer = _Answer.build(self, body)
         if body.get("stream"):
             return _TrackedStream(self, self._events(answer, body, modes), modes)
@@ -259,6 +270,11 @@ class _TrackedStream(StreamingResponse):
         finally:
             await self._content.aclose()  # type: ignore[attr-defined]
             self._stats.stream_event(completed=self.finished)
+
+
+async def _aiter(events: Iterable[bytes]) -> AsyncIterator[bytes]:
+    for event in events:
+        yield event
 
 
 async def _die_after(prefix: bytes) -> AsyncIterator[bytes]:

@@ -31,8 +31,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from proxy.testing import hostile
+
 if TYPE_CHECKING:
-    from proxy.testing.emulator import Emulator
+    from proxy.testing.emulator import Emulator, Modes
 
 _TOKEN_SPLIT = " "
 
@@ -81,10 +83,15 @@ class ApiRoutes:
 
     async def _json(self, request: Request) -> tuple[dict[str, Any], Response | None]:
         """The body (recorded), and the error to answer instead when a mode asks for one."""
+        body, failure, _ = await self._json_modes(request)
+        return body, failure
+
+    async def _json_modes(self, request: Request) -> tuple[dict[str, Any], Response | None, Modes]:
         body = json.loads(await request.body())
         self._emu.stats.record(body, request.headers)
-        failure = await self._emu.failure(request, str(body.get("model", "")))
-        return body, failure
+        modes = self._emu.modes(request, str(body.get("model", "")))
+        failure = await self._emu.failure(request, "", modes)
+        return body, failure, modes
 
     def _answer(self, body: Mapping[str, Any], prompt: str) -> str:
         return self._emu.answer_text({**body, "messages": [{"role": "user", "content": prompt}]})
@@ -173,7 +180,7 @@ class ApiRoutes:
     # -- legacy completions ----------------------------------------------------------------
 
     async def _completions(self, request: Request) -> Response:
-        body, failure = await self._json(request)
+        body, failure, modes = await self._json_modes(request)
         if failure is not None:
             return failure
         prompt = body.get("prompt")
@@ -184,16 +191,20 @@ class ApiRoutes:
             "created": int(time.time()),
             "model": body.get("model"),
         }
+        choices = [{"text": text, "index": 0, "logprobs": None, "finish_reason": "stop"}]
+        if modes.hostile is not None:
+            choices = hostile.completion_choices(modes.hostile, text)
         if not body.get("stream"):
-            choice = {"text": text, "index": 0, "logprobs": None, "finish_reason": "stop"}
-            return JSONResponse({**base, "choices": [choice], "usage": _usage(prompt, text)})
+            return JSONResponse({**base, "choices": choices, "usage": _usage(prompt, text)})
 
         async def events() -> AsyncIterator[bytes]:
             for piece in _pieces(text):
-                choice = {"text": piece, "index": 0, "logprobs": None, "finish_reason": None}
-                yield _data({**base, "choices": [choice]})
-            choice = {"text": "", "index": 0, "logprobs": None, "finish_reason": "stop"}
-            yield _data({**base, "choices": [choice]})
+                for choice in choices:
+                    yield _data(
+                        {**base, "choices": [{**choice, "text": piece, "finish_reason": None}]}
+                    )
+            for choice in choices:
+                yield _data({**base, "choices": [{**choice, "text": ""}]})
             yield b"data: [DONE]\n\n"
 
         return StreamingResponse(events(), media_type="text/event-stream")
@@ -201,7 +212,7 @@ class ApiRoutes:
     # -- responses -------------------------------------------------------------------------
 
     async def _responses(self, request: Request) -> Response:
-        body, failure = await self._json(request)
+        body, failure, modes = await self._json_modes(request)
         if failure is not None:
             return failure
         n = next(self._ids)
@@ -213,6 +224,13 @@ class ApiRoutes:
             text=self._answer(body, _last_input_text(body.get("input"))),
             prompt=_last_input_text(body.get("input")),
         )
+        if modes.hostile is not None:
+            envelope = reply.response("completed", with_output=False)
+            if body.get("stream"):
+                events = hostile.responses_events(modes.hostile, reply.text, envelope)
+                return StreamingResponse(_framed(events), media_type="text/event-stream")
+            output, extra = hostile.responses_output(modes.hostile, reply.text)
+            return JSONResponse({**envelope, "output": output, **extra})
         if not body.get("stream"):
             return JSONResponse(reply.response("completed", with_output=True))
         return StreamingResponse(_framed(reply.events()), media_type="text/event-stream")
