@@ -7,7 +7,10 @@ into a metric; this package never imports the proxy). ``start()`` polls in a dae
 
 Selection: a request's explicit choice (only when its key allows it), else the policy whose
 ``match`` fits the tenant and model most specifically (tenant before model, exact before glob),
-else the policy named ``default``.
+else the configured default policy (``default`` unless the store is told otherwise), else a
+catch-all (``*``) match. The configured default comes before catch-alls so that configuring it
+always makes it the default; a policy that can therefore never be selected by its match is
+logged as shadowed at every reload (``policies.shadowing``).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from pathlib import Path
 from policies._model import Policy
 from policies.errors import Issue, PolicyFileError, PolicyNotAllowed, PolicyNotFound
 from policies.loader import load_policy
+from policies.shadowing import find_shadows
 
 log = logging.getLogger(__name__)
 
@@ -100,8 +104,8 @@ class PolicyStore:
             for name, policy in by_name.items()
             if (score := _match_score(policy, tenant, model)) > 0
         ]
-        if scored:
-            best = max(score for score, _ in scored)
+        best = max((score for score, _ in scored), default=0)
+        if best > _CATCH_ALL_SCORE or (best and self.default not in by_name):
             return by_name[min(name for score, name in scored if score == best)]
         if self.default in by_name:
             return by_name[self.default]
@@ -126,6 +130,8 @@ class PolicyStore:
             if changed:
                 self._by_name = self._index(present, changed)
                 self.reloads += 1
+                for shadow in find_shadows(self._by_name.values(), self.default):
+                    log.warning("%s", shadow)
             return bool(changed)
 
     def start(self) -> None:
@@ -206,6 +212,9 @@ class PolicyStore:
         log.warning("policy file rejected: %s%s", error, keeping)
         if self.on_reload_error is not None:
             self.on_reload_error(path, error)
+
+
+_CATCH_ALL_SCORE = 1  # what _match_score gives a match on '*' alone
 
 
 def _match_score(policy: Policy, tenant: str | None, model: str | None) -> int:

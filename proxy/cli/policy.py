@@ -1,7 +1,9 @@
 """``veriproxy policy``: check policy files and try them on recorded reports before rollout.
 
 - ``validate PATH...``: each file (or every *.yaml in a directory) against the schema; errors
-  name file, line and key; exit status 1 if any file is invalid.
+  name file, line and key; then the files together with the shipped presets, as the proxy loads
+  them, for policies that automatic selection can never reach (``policies.shadowing``, given
+  ``--default-policy``); exit status 1 if any file is invalid or any policy is shadowed.
 - ``replay POLICY --reports FILE``: what POLICY (a file or a preset name) would have done to the
   reports in FILE (JSONL: ``to_json`` reports or audit-log entries).
 - ``schema``: print the JSON Schema of a policy file (``policies/schema.json``).
@@ -18,7 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from policies import ReplaySummary
+    from policies import Policy, ReplaySummary
+    from policies.shadowing import Shadow
 
 SHOW_SENTENCES = 20
 
@@ -31,6 +34,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     validate = actions.add_parser("validate", help="check policy files against the schema")
     validate.add_argument("paths", nargs="+", metavar="PATH", help="policy file or directory")
+    validate.add_argument(
+        "--default-policy", default="default", metavar="NAME",
+        help="verification.default_policy of the proxy that will load them (default: default)",
+    )  # fmt: skip
     validate.set_defaults(func=_validate)
 
     replay = actions.add_parser("replay", help="what a policy would have done to recorded reports")
@@ -60,6 +67,7 @@ def _validate(args: argparse.Namespace) -> int:
         else:
             files.append(path)
     failed = 0
+    loaded: list[Policy] = []
     for path in files:
         try:
             policy = load_policy(path)
@@ -67,13 +75,30 @@ def _validate(args: argparse.Namespace) -> int:
             failed += 1
             print(exc, file=sys.stderr)
             continue
+        loaded.append(policy)
         mode = "shadow" if policy.shadow else policy.stream_mode.value
         rules = len(policy.sentence_rules) + len(policy.response_rules)
         print(f"{path}: ok (policy {policy.name!r}, {mode}, {rules} rules)")
     if not files:
         print("no policy files found", file=sys.stderr)
         return 1
-    return 1 if failed else 0
+    shadows = _shadows(loaded, args.default_policy)
+    for shadow in shadows:
+        print(f"error: {shadow}", file=sys.stderr)
+    return 1 if failed or shadows else 0
+
+
+def _shadows(loaded: list[Policy], default: str) -> tuple[Shadow, ...]:
+    """Shadowing among the files and the presets they do not override (a file's name wins, as
+    in the proxy's policy store)."""
+    from policies import PRESETS_DIR, load_policy
+    from policies.shadowing import find_shadows
+
+    by_name = {p.name: p for p in reversed(loaded)}  # the first file wins a name
+    for path in sorted(PRESETS_DIR.glob("*.yaml")):
+        preset = load_policy(path)
+        by_name.setdefault(preset.name, preset)
+    return find_shadows(by_name.values(), default)
 
 
 def _replay(args: argparse.Namespace) -> int:

@@ -131,3 +131,47 @@ def test_background_polling_reloads(tmp_path: Path) -> None:
             threading.Event().wait(0.02)
     assert reloaded.is_set()
     assert store._thread is None  # stopped on exit
+
+
+def test_the_configured_default_is_the_default(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """verification.default_policy wins over every catch-all (``*``), the shipped ``default``
+    included; a catch-all that can therefore never apply is logged when it is loaded."""
+    assert PolicyStore(default="clinical-strict").select(tenant="t", model="m").name == (
+        "clinical-strict"
+    )
+    write(tmp_path / "house.yaml", policy_text("house", tenants='["*"]'))
+    with caplog.at_level(logging.WARNING, logger="policies.store"):
+        store = PolicyStore(tmp_path, default="clinical-strict")
+    assert store.select(tenant="t", model="m").name == "clinical-strict"
+    assert store.select(tenant=None, model=None).name == "clinical-strict"
+    assert "policy 'house' is never selected by its match" in caplog.text
+    assert "default_policy: house" in caplog.text
+    # Named as the default, the catch-all is the default, and nothing is shadowed.
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="policies.store"):
+        assert PolicyStore(tmp_path, default="house").select(tenant="t").name == "house"
+    assert "never selected" not in caplog.text
+    # A default that does not exist leaves the catch-all in force rather than failing.
+    assert PolicyStore(tmp_path, default="missing").select(tenant="t").name == "house"
+
+
+def test_a_specific_match_still_beats_the_default(tmp_path: Path) -> None:
+    write(tmp_path / "vets.yaml", policy_text("vets", tenants='["vet-*"]'))
+    write(tmp_path / "any-gpt.yaml", policy_text("any-gpt", tenants='["*"]', models='["gpt-*"]'))
+    store = PolicyStore(tmp_path, default="research")
+    assert store.select(tenant="vet-1", model="llama").name == "vets"
+    assert store.select(tenant="acme", model="gpt-4o").name == "any-gpt"
+    assert store.select(tenant="acme", model="llama").name == "research"
+
+
+def test_two_policies_with_the_same_match_are_reported(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    write(tmp_path / "a.yaml", policy_text("ward-a", tenants="[ward]"))
+    write(tmp_path / "b.yaml", policy_text("ward-b", tenants="[ward]"))
+    with caplog.at_level(logging.WARNING, logger="policies.store"):
+        store = PolicyStore(tmp_path)
+    assert store.select(tenant="ward").name == "ward-a"
+    assert "policy 'ward-b' is never selected by its match: policy 'ward-a'" in caplog.text

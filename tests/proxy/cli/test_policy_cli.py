@@ -50,6 +50,23 @@ def test_validate_presets_and_a_bad_file(
     assert _run("validate", str(tmp_path / "empty-dir-does-not-exist.yaml")) == 1
 
 
+def test_validate_reports_a_policy_shadowed_by_the_default(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A catch-all beside the configured default, as the proxy would load it with the presets."""
+    (tmp_path / "house.yaml").write_text(
+        "name: house\nmatch: {tenants: ['*']}\n"
+        "sentence_rules:\n  - name: r\n    when: {harm: {gte: 4}}\n    action: flag\n"
+    )
+    assert _run("validate", str(tmp_path)) == 1
+    captured = capsys.readouterr()
+    assert "house.yaml: ok" in captured.out
+    assert "error: policy 'house' is never selected by its match" in captured.err
+    assert "the default policy 'default' comes before catch-all matches" in captured.err
+    assert _run("validate", str(tmp_path), "--default-policy", "house") == 0
+    assert "never selected" not in capsys.readouterr().err
+
+
 def test_replay_on_reports_and_on_the_real_audit_log(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -117,3 +117,20 @@ def test_opt_out_the_policy_allows_is_still_audited(
     assert record["status"] == "unverified" and record["policy"] == "default"
     assert SKIPPED in record["error"]
     assert record["sentences"] == []
+
+
+def test_configured_default_policy_is_what_a_request_gets(
+    proxy_factory: ProxyFactory, emulator: RunningEmulator
+) -> None:
+    """``verification.default_policy`` applies to a request that nothing else selects (the
+    shipped ``default`` preset used to match every tenant and shadow it)."""
+    emulator.emulator.reply = f"{SUPPORTED} {WRONG_DOSE}"
+    proxy = proxy_factory({"verification": {"enabled": True, "default_policy": "clinical-strict"}})
+    with _client(proxy, "sk-any") as client:
+        completion = client.chat.completions.create(
+            model="gpt-x", messages=QUESTION, extra_body={"veriproxy": {"documents": DOCUMENTS}}
+        )
+    report = (completion.model_extra or {})["verification"]
+    assert report["policy"] == "clinical-strict"
+    assert report["status"] == "blocked"
+    assert "200 mg" not in (completion.choices[0].message.content or "")
