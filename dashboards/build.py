@@ -233,13 +233,14 @@ def overview(grid: Layout) -> None:
     grid.add(
         stat(
             "Mean risk score",
-            "VetScore of responses: 1.0 = every bit of harm potential supported.",
+            "Harm-weighted risk of responses: 0.0 = nothing unsupported, 1.0 = all harm potential "
+            "unsupported or contradicted.",
             ratio(
                 rate("veriproxy_risk_score_sum", BY_MODEL_TENANT),
                 rate("veriproxy_risk_score_count", BY_MODEL_TENANT),
             ),
             "none",
-            steps(("red", None), ("orange", 0.6), ("green", 0.8)),
+            steps(("green", None), ("orange", 0.2), ("red", 0.4)),
         ),
         4,
         4,
@@ -366,7 +367,7 @@ def outcomes(grid: Layout) -> None:
     grid.add(
         heatmap(
             "Risk score distribution",
-            "Responses per risk-score bucket (0.1 wide); 1.0 = fully supported.",
+            "Responses per risk-score bucket (0.1 wide); 0.0 = nothing at risk.",
             f"sum by (le) (increase(veriproxy_risk_score_bucket{{{BY_MODEL_TENANT}}}[{WINDOW}]))",
         ),
         12,
@@ -375,13 +376,13 @@ def outcomes(grid: Layout) -> None:
     grid.add(
         timeseries(
             "Risk score quantiles by model",
-            "Median and 10th percentile of response risk scores.",
+            "Median and 90th percentile of response risk scores.",
             [
                 (
                     quantile(q, "veriproxy_risk_score", "model", BY_MODEL_TENANT),
                     f"p{p} {{{{model}}}}",
                 )
-                for q, p in ((0.5, 50), (0.1, 10))
+                for q, p in ((0.5, 50), (0.9, 90))
             ],
             "none",
         ),

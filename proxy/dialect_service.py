@@ -29,7 +29,13 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from proxy.chat_service import attempt
-from proxy.dialects import REPORT_EVENT, Dialect, ResponsesDialect, Unverifiable
+from proxy.dialects import (
+    REPORT_EVENT,
+    VERIFICATION_EVENTS,
+    Dialect,
+    ResponsesDialect,
+    Unverifiable,
+)
 from proxy.errors import (
     InvalidRequest,
     ProxyError,
@@ -242,6 +248,8 @@ class DialectService:
     ) -> AsyncIterator[bytes]:
         dialect = call.dialect
         out = _Writer(dialect, self._scrubber)
+        responses = isinstance(dialect, ResponsesDialect)
+        custom_events = responses and call.ctx.options.extra.get(VERIFICATION_EVENTS) is True
         source = self._view(dialect, events)
         if skipped is not None or not self._extensions.transformers:
             self._metrics.unverified.labels(call.route_label, NOT_VERIFIABLE).inc()
@@ -265,7 +273,7 @@ class DialectService:
                     if isinstance(verification, dict):
                         if "status" in verification and "sentences" in verification:
                             report = verification
-                        else:
+                        elif custom_events or not responses:
                             yield out.event(dialect.annotation_event(verification))
                     if (delta := _content(data)) is not None:
                         out.sent += delta
@@ -273,9 +281,9 @@ class DialectService:
                     finish = _finish(data) or finish
             for event in dialect.final_events(out.sent, finish, report):
                 yield out.event(event)
-            if report is not None and isinstance(dialect, ResponsesDialect):
+            if report is not None and custom_events:
                 yield out.event({"type": REPORT_EVENT, "report": report})
-            if not isinstance(dialect, ResponsesDialect):
+            if not responses:
                 yield DONE
         except ProxyError as exc:
             if exc.status >= 500:

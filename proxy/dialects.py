@@ -27,8 +27,12 @@ from typing import Any, Protocol
 from policies import LegacyCompletions, Policy
 
 CONTENT_FILTER = "content_filter"
+# Our own Responses stream events. openai-node's stream helper throws on an event type it does
+# not know, so they are sent only to a request that opts in (VERIFICATION_EVENTS); by default
+# the report, with every sentence's annotation, rides in the closing response.* event.
 SENTENCE_EVENT = "response.verification.sentence"
 REPORT_EVENT = "response.verification.report"
+VERIFICATION_EVENTS = "verification_events"  # veriproxy option / X-Veriproxy-Verification-Events
 
 
 @dataclass(frozen=True, slots=True)

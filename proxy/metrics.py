@@ -23,6 +23,10 @@ by outcome, ``judge_latency`` (one observation per request), ``judge_tokens`` by
 ``judge_verdicts`` per judged claim (agreed with the bundled verdict, overturned it, or its quote
 was not found in the evidence so the bundled verdict stood). Its cache lookups count in
 ``veriproxy_cache_requests_total{cache="judge"}``.
+
+The review queue (:mod:`proxy.review`) counts what it sampled and keeps its estimates, recomputed
+from the review store after every label: precision of ``verified`` responses and of
+``supported`` sentences with their 95% Wilson bounds, and how many were reviewed.
 """
 
 from __future__ import annotations
@@ -131,7 +135,7 @@ class Metrics:
         )
         self.risk = Histogram(
             "veriproxy_risk_score",
-            "Response VetScore risk (1.0 = all harm potential supported).",
+            "Response harm-weighted risk (0.0 = nothing unsupported, higher is worse).",
             ["model", "tenant"],
             buckets=RISK_BUCKETS,
             registry=r,

@@ -13,7 +13,10 @@ from dataclasses import dataclass, field
 from enum import Enum, StrEnum
 from typing import Any
 
-SCHEMA_VERSION = "1.1"  # 1.1: decided_by, bundled_verdict, escalation (the LLM judge)
+# 1.1: decided_by, bundled_verdict, escalation (the LLM judge).
+# 2.0: ``support`` is the harm-weighted supported share that 1.x called ``risk``; ``risk`` is
+# now harm-weighted risk, rising with unsupported and contradicted content (verifiers/risk.py).
+SCHEMA_VERSION = "2.0"
 
 
 class Verdict(StrEnum):
@@ -181,7 +184,8 @@ class SentenceAnnotation:
     claims: tuple[Claim, ...] = ()
     harm: int = 1
     harm_reasons: tuple[str, ...] = ()
-    risk: float = 1.0
+    support: float = 1.0  # harm-weighted supported share of its claims, higher is better
+    risk: float = 0.0  # harm-weighted unsupported share of its claims, higher is worse
     checks: tuple[CheckResult, ...] = ()
     action: Action = Action.ANNOTATE
     rules_fired: tuple[str, ...] = ()
@@ -202,6 +206,11 @@ class SentenceAnnotation:
 @dataclass(frozen=True, slots=True)
 class EvidenceRef:
     """A short reference to evidence that was used, for the response report."""
+    # One of its claims needs review (a verdict the verifier cannot vouch for); ``review_reason``
+    # says which and why. Never set on a sentence whose verdict is decided without the model
+    # (``invalid_citation``, ``not_checkworthy``).
+    needs_review: bool = False
+    review_reason: str = ""
 
     pmid: str
     title: str
@@ -234,7 +243,8 @@ class ResponseReport:
     """The response-level report (last streamed chunk or ``completion.verification``)."""
 
     status: ReportStatus
-    risk: float
+    support: float  # harm-weighted supported share (VetScore), 1.0 = all harm potential supported
+    risk: float  # harm-weighted unsupported or contradicted share, 0.0 = nothing at risk
     faithful: bool  # AND-join: False as soon as one check-worthy sentence is not supported
     counts: Mapping[str, int]
     sentences: tuple[SentenceAnnotation, ...]

@@ -47,7 +47,15 @@ from verifiers.nli._base import NLIBackend, NLIError, NLIPair, NLIScores
 from verifiers.nli.batching import BatchOptions, batched
 from verifiers.nli.decide import Decision, Thresholds, decide
 from verifiers.nli.registry import create_backend
-from verifiers.risk import claims_risk, response_risk, support_of
+from verifiers.risk import (
+    claims_risk,
+    claims_support,
+    response_risk,
+    response_support,
+    sentence_risk,
+    sentence_support,
+    support_of,
+)
 from verifiers.segment import (
     MAX_SENTENCE_CHARS,
     SentenceSpan,
@@ -265,6 +273,7 @@ class Verifier:
         verified = report.status is ReportStatus.VERIFIED
         return replace(
             report,
+            support=response_support(sentences),
             sentences=rebuilt.sentences,
             counts=rebuilt.counts,
             risk=rebuilt.risk,
@@ -291,6 +300,7 @@ class Verifier:
             if not is_checkworthy(strip_citations(span.text, citations)):
                 results[index] = _not_checkworthy(span, index, citations)
                 continue
+            support=rebuilt.support,
             cited = tuple(dict.fromkeys(by_id[c.pmid] for c in citations if c.valid))
             candidates = cited or tuple(evidence)
             claim_spans = tuple(self.decomposer.decompose(span.text))
@@ -384,7 +394,7 @@ class Verifier:
         if global_scores is not None:
             joined = decide([global_scores], self.thresholds)
             if joined.label is not NLILabel.NEUTRAL:
-                label, confidence = joined.label, joined.confidence
+                label, confidence, global_decided = joined.label, joined.confidence, True
                 spans = [_span(w, global_scores) for w in _in_order(windows[:GLOBAL_WINDOWS])]
         checks = self._claim_results(text, item, windows)
         verdict = {
@@ -399,7 +409,22 @@ class Verifier:
             verdict, confidence = Verdict.CONTRADICTED, max(confidence, 0.5)
         elif Effect.WITHHOLDS_SUPPORT in effects and verdict is Verdict.SUPPORTED:
             verdict = Verdict.UNSUPPORTED
-        return _ClaimOutcome(verdict, round(confidence, 4), tuple(spans), checks)
+        signals = ClaimSignals(
+            claim=text,
+            verdict=verdict,
+            nli_confidence=confidence,
+            scores=tuple(scores),
+            windows=tuple(w.text for w in windows),
+            global_decided=global_decided,
+            failed_effects=tuple(e.value for e in failed),
+            passed_checks=sum(c.passed for c in checks),
+        )
+        if self.confidence is not None:
+            confidence = self.confidence.probability(signals)
+        needs_review = self.review_below is not None and confidence < self.review_below
+        return ClaimJudgement(
+            verdict, round(confidence, 4), needs_review, tuple(spans), checks, signals
+        )
 
     def _claim_results(
         self, text: str, item: _Pending, windows: Sequence[Window]
@@ -419,6 +444,7 @@ class Verifier:
         return tuple(r for check in self._claim_checks for r in check.run(subject))
 
     def _failed(
+        global_decided = False
         self,
         spans: Sequence[SentenceSpan],
         evidence: Sequence[Evidence],
@@ -437,7 +463,11 @@ class Verifier:
             elif not is_checkworthy(strip_citations(span.text, citations)):
                 verdict = Verdict.NOT_CHECKWORTHY
             sentences.append(
-                SentenceAnnotation(index, span.text, span.start, span.end, verdict, 0.0, citations)
+                _scored(
+                    SentenceAnnotation(
+                        index, span.text, span.start, span.end, verdict, 0.0, citations
+                    )
+                )
             )
         return self.report(sentences, evidence, timer.stages, started, error=error)
 
@@ -569,7 +599,14 @@ def _not_checkworthy(
     """Nothing to check, unless it cites a reference that was never given."""
     fabricated = any(not c.valid for c in citations)
     verdict = Verdict.INVALID_CITATION if fabricated else Verdict.NOT_CHECKWORTHY
-    return SentenceAnnotation(index, span.text, span.start, span.end, verdict, 1.0, citations)
+    return _scored(
+        SentenceAnnotation(index, span.text, span.start, span.end, verdict, 1.0, citations)
+    )
+
+
+def _scored(sentence: SentenceAnnotation) -> SentenceAnnotation:
+    """A sentence without claims, with the support and risk its own verdict gives."""
+    return replace(sentence, support=sentence_support(sentence), risk=sentence_risk(sentence))
 
 
 def _faithful(sentence: SentenceAnnotation) -> bool:
@@ -600,7 +637,28 @@ def _in_order(windows: Sequence[Window]) -> list[Window]:
     """Windows in reading order (abstract, then position), overlaps removed."""
     ordered: list[Window] = []
     for window in sorted(windows, key=lambda w: (w.pmid, w.first)):
+        support=claims_support(claims),
         if ordered and ordered[-1].pmid == window.pmid and window.first <= ordered[-1].last:
             continue
         ordered.append(window)
     return ordered
+def _review_reason(verdict: Verdict, claims: Sequence[Claim]) -> str:
+    """Why the sentence needs review ('' when it does not): the claims that decide its verdict
+    include one the verifier cannot vouch for. A contradiction needs every contradicted claim
+    to be in doubt (one sure contradiction decides); any other verdict needs all its claims."""
+    if verdict is Verdict.INVALID_CITATION:
+        return ""  # decided by the citation, whatever the claims say
+    contradicted = [c for c in claims if c.verdict is Verdict.CONTRADICTED]
+    if contradicted and not all(c.needs_review for c in contradicted):
+        return ""
+    doubtful = [c for c in (contradicted or claims) if c.needs_review]
+    if not doubtful:
+        return ""
+    claim = min(doubtful, key=lambda c: c.confidence)
+    return (
+        f"{claim.verdict.value} at confidence {claim.confidence:.2f} (the calibrated "
+        f"probability that this verdict is right) is below the review threshold: "
+        f"'{claim.text[:80]}'"
+    )
+
+

@@ -11,7 +11,7 @@ message and ``finish_reason: "content_filter"``).
 
 The completion's top-level ``verification`` is the report of its first choice, as before; with
 more than one choice every choice object also carries its own ``verification``. The headers
-give the most severe status over the choices and the lowest risk.
+give the most severe status over the choices, the highest risk and the lowest support.
 """
 
 from __future__ import annotations
@@ -95,7 +95,8 @@ def _headers(reports: list[ResponseReport], gaps: list[Unverifiable]) -> dict[st
     status = min((r.status for r in reports), key=SEVERITY.index)
     headers = {
         "X-Veriproxy-Status": status.value,
-        "X-Veriproxy-Risk": f"{min(r.risk for r in reports):.4f}",
+        "X-Veriproxy-Risk": f"{max(r.risk for r in reports):.4f}",
+        "X-Veriproxy-Support": f"{min(r.support for r in reports):.4f}",
     }
     if gaps:  # reason codes only: the details may quote model output
         headers["X-Veriproxy-Unverified"] = ",".join(dict.fromkeys(g.reason.value for g in gaps))

@@ -146,17 +146,39 @@ def test_response_is_verified_with_evidence_in_instructions(
     assert instructions.startswith("Be brief.\n\n" + CONTRACT_HEAD)
 
 
-def test_response_stream_helper_gets_events_annotations_and_report(
+def test_response_stream_carries_only_standard_events_and_the_report_at_its_end(
     verified: RunningProxy,
 ) -> None:
+    """By default no event type of our own (openai-node's helper throws on one): the report,
+    with each sentence's annotation, is in the closing response.completed."""
     with client(verified).responses.stream(
         model="m", input=QUESTION, extra_body=options()
     ) as stream:
         events = list(stream)
         final = stream.get_final_response()
     types = [e.type for e in events]
+    assert not [t for t in types if t.startswith("response.verification.")]
+    assert types[-1] == "response.completed"
+    assert final.output_text == ANSWER
+    verdicts = [s["verdict"] for s in final.model_extra["verification"]["sentences"]]
+    assert verdicts == ["supported", "uncited"]
+
+
+def test_response_stream_helper_gets_events_annotations_and_report_when_asked(
+    verified: RunningProxy,
+) -> None:
+    with client(verified).responses.stream(
+        model="m",
+        input=QUESTION,
+        extra_body=options(),
+        extra_headers={"X-Veriproxy-Verification-Events": "true"},
+    ) as stream:
+        events = list(stream)
+        final = stream.get_final_response()
+    types = [e.type for e in events]
     assert types[:2] == ["response.created", "response.in_progress"]
     assert types.count(SENTENCE_EVENT) == 2
+    assert types[-1] == "response.verification.report"
     assert types.index(SENTENCE_EVENT) < types.index("response.completed")
     assert "".join(e.delta for e in events if e.type == "response.output_text.delta") == ANSWER
     assert final.output_text == ANSWER
@@ -181,7 +203,7 @@ def test_gate_block_ends_the_response_incomplete(verified: RunningProxy) -> None
         )
     )
     assert "cheese" not in repr(events)
-    last = events[-1] if events[-1].type != "response.verification.report" else events[-2]
+    last = events[-1]
     assert last.type == "response.incomplete"
     assert last.response.incomplete_details.reason == "content_filter"
     assert "Aspirin reduces fever" in last.response.output_text  # the verified part was sent
@@ -212,7 +234,7 @@ def test_chat_only_upstream_gets_responses_through_litellm(
         with sdk.responses.stream(model="chat-only", input=QUESTION, extra_body=options()) as s:
             types = [e.type for e in s]
             result = s.get_final_response()
-        assert types.count(SENTENCE_EVENT) == 2
+        assert types[-1] == "response.completed"
     else:
         result = sdk.responses.create(model="chat-only", input=QUESTION, extra_body=options())
     assert result.output_text == ANSWER
