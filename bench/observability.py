@@ -75,7 +75,8 @@ def _report() -> ResponseReport:
     )
     return ResponseReport(
         status=ReportStatus.FLAGGED,
-        risk=0.6,
+        support=0.6,
+        risk=0.4,
         faithful=False,
         counts={"supported": 2},
         sentences=sentences,

@@ -30,6 +30,17 @@ DEFAULT_BLOCK_MESSAGE = (
 DEFAULT_REDACT_MESSAGE = "[removed: not supported by the cited evidence]"
 DEFAULT_ERROR_MESSAGE = "This answer was withheld: it could not be verified."
 
+# Version 2 follows annotation protocol 2.0: ``risk`` rises with unsupported content and the old
+# meaning (the supported share) is ``support``. A version-1 file's ``risk`` condition would
+# silently invert, so it is refused rather than read.
+POLICY_VERSION = 2
+RISK_CHANGED = (
+    "'risk' changed meaning in policy version 2: it was the harm-weighted supported share "
+    "(higher is better), which is now 'support'; 'risk' now rises with unsupported or "
+    "contradicted content. Write 'support' for the old test (risk: {lt: 0.5} becomes support: "
+    "{lt: 0.5}) and set 'version: 2'"
+)
+
 
 class StreamMode(StrEnum):
     """``annotate``: stream at once, annotate after; ``gate``: release each sentence only after it
@@ -89,7 +100,8 @@ class SentenceWhen:
     verdict: frozenset[Verdict] | None = None
     harm: Bounds | None = None
     confidence: Bounds | None = None
-    risk: Bounds | None = None
+    support: Bounds | None = None  # harm-weighted supported share of its claims, 0-1
+    risk: Bounds | None = None  # harm-weighted unsupported share of its claims, 0-1
     # false: the sentence cites at least one PMID that is not in the evidence;
     # true: it cites at least one and every citation is valid.
     citation_valid: bool | None = None
@@ -103,6 +115,7 @@ class ResponseWhen:
     """Conditions on the whole response; all given must hold. Verdict names count sentences."""
 
     __pydantic_config__: ClassVar[ConfigDict] = _STRICT
+    support: Bounds | None = None
     risk: Bounds | None = None
     invalid_citations: Bounds | None = None
     sentences: Bounds | None = None
@@ -160,7 +173,8 @@ class Policy:
 
     __pydantic_config__: ClassVar[ConfigDict] = _STRICT
     name: Annotated[str, Field(pattern=_NAME.pattern)]
-    version: Literal[1] = 1
+    # 1 when not given: a file that predates version 2 must not have its ``risk`` read anew.
+    version: Literal[1, 2] = 1
     description: str = ""
     match: Match = field(default_factory=Match)
     stream_mode: StreamMode = StreamMode.ANNOTATE
@@ -182,6 +196,15 @@ class Policy:
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
             raise ValueError(f"rule names must be unique; repeated: {', '.join(duplicates)}")
+        old = [f"{k}[{i}].when.risk" for k, i in _risk_conditions(self)]
+        if self.version < POLICY_VERSION and old:
+            raise ValueError(f"version {self.version}: {', '.join(old)}: {RISK_CHANGED}")
+
+
+def _risk_conditions(policy: Policy) -> list[tuple[str, int]]:
+    sentence = [("sentence_rules", i) for i, r in enumerate(policy.sentence_rules) if r.when.risk]
+    response = [("response_rules", i) for i, r in enumerate(policy.response_rules) if r.when.risk]
+    return sentence + response
 
 
 def _require_condition(when: SentenceWhen | ResponseWhen) -> None:

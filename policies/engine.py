@@ -89,6 +89,7 @@ def decide_response(
     policy: Policy,
     sentences: Sequence[SentenceAnnotation],
     *,
+    support: float,
     risk: float,
     counts: Mapping[str, int] | None = None,
     error: str | None = None,
@@ -96,18 +97,26 @@ def decide_response(
     """Combine the sentence decisions with the response rules; ``error`` (verifier failure or
     timeout) is handled as the policy's ``on_verifier_error`` says, never as "verified"."""
     decisions = [decide_sentence(policy, s) for s in sentences]
-    return _combine(policy, sentences, decisions, risk, counts, error)
+    return _combine(policy, sentences, decisions, _Scores(support, risk), counts, error)
+
+
+@dataclass(frozen=True, slots=True)
+class _Scores:
+    """A response's harm-weighted support and risk (protocol 2.0: one meaning each)."""
+
+    support: float
+    risk: float
 
 
 def _combine(
     policy: Policy,
     sentences: Sequence[SentenceAnnotation],
     decisions: Sequence[SentenceDecision],
-    risk: float,
+    scores: _Scores,
     counts: Mapping[str, int] | None,
     error: str | None,
 ) -> ResponseDecision:
-    facts = _response_facts(sentences, risk, counts)
+    facts = _response_facts(sentences, scores, counts)
     fired_rules = [r for r in policy.response_rules if response_matches(r.when, facts)]
     actions = [d.action for d in decisions] + [r.action for r in fired_rules]
     action = max(actions, key=lambda a: a.rank, default=Action.ANNOTATE)
@@ -122,7 +131,12 @@ def _combine(
 def decide_report(policy: Policy, report: ResponseReport) -> ResponseDecision:
     """``decide_response`` on a finished (e.g. recorded) report."""
     return decide_response(
-        policy, report.sentences, risk=report.risk, counts=report.counts, error=report.error
+        policy,
+        report.sentences,
+        support=report.support,
+        risk=report.risk,
+        counts=report.counts,
+        error=report.error,
     )
 
 
@@ -139,9 +153,8 @@ def decide_and_apply(
     """``apply_policy`` and ``decide_report`` at once, each sentence decided once (the proxy
     needs both for every answer)."""
     decisions = [decide_sentence(policy, s) for s in report.sentences]
-    decision = _combine(
-        policy, report.sentences, decisions, report.risk, report.counts, report.error
-    )
+    scores = _Scores(report.support, report.risk)
+    decision = _combine(policy, report.sentences, decisions, scores, report.counts, report.error)
     sentences = tuple(
         dataclasses.replace(s, action=d.action, rules_fired=d.rules_fired)
         for s, d in zip(report.sentences, decisions, strict=True)
@@ -167,6 +180,8 @@ def sentence_matches(when: SentenceWhen, sentence: SentenceAnnotation) -> bool:
         return False
     if when.confidence is not None and not when.confidence.test(sentence.confidence):
         return False
+    if when.support is not None and not when.support.test(sentence.support):
+        return False
     if when.risk is not None and not when.risk.test(sentence.risk):
         return False
     if when.citation_valid is not None:
@@ -188,11 +203,12 @@ def response_matches(when: ResponseWhen, facts: Mapping[str, float]) -> bool:
 
 
 def _response_facts(
-    sentences: Sequence[SentenceAnnotation], risk: float, counts: Mapping[str, int] | None
+    sentences: Sequence[SentenceAnnotation], scores: _Scores, counts: Mapping[str, int] | None
 ) -> dict[str, float]:
     by_verdict = Counter(s.verdict.value for s in sentences) if counts is None else counts
     facts: dict[str, float] = {v.value: float(by_verdict.get(v.value, 0)) for v in Verdict}
-    facts["risk"] = risk
+    facts["support"] = scores.support
+    facts["risk"] = scores.risk
     facts["sentences"] = float(len(sentences))
     facts["invalid_citations"] = float(sum(not c.valid for s in sentences for c in s.citations))
     return facts

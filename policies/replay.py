@@ -3,8 +3,10 @@
 Input is JSONL, one report per line, in either form the project writes:
 - a ``ResponseReport`` as ``verifiers.to_json`` gives it (complete: every condition evaluates);
 - an audit-log entry (``{"prev", "hash", "record"}``, ``proxy/audit``). Audit records keep each
-  sentence's verdict, harm and risk but not its confidence or citations, so ``confidence`` and
-  ``citation_valid`` conditions cannot hold on them; ``ReplaySummary.partial`` counts such lines.
+  sentence's verdict, harm, support and risk but not its confidence or citations, so
+  ``confidence`` and ``citation_valid`` conditions cannot hold on them; ``ReplaySummary.partial``
+  counts such lines. A record written before protocol 2.0 has no ``support``: its ``risk`` was
+  the supported share, and is read as such.
 """
 
 from __future__ import annotations
@@ -136,6 +138,14 @@ def decode(tp: Any, value: Any) -> Any:
     return value
 
 
+def _scores(entry: Mapping[str, Any]) -> tuple[float, float]:
+    """(support, risk) of an audit record or sentence, whichever protocol wrote it."""
+    if "support" in entry:
+        return float(entry["support"]), float(entry["risk"])
+    support = float(entry["risk"])  # protocol 1.x: ``risk`` held the supported share
+    return support, 1.0 - support
+
+
 def _from_audit_record(record: dict[str, Any]) -> ResponseReport:
     sentences = tuple(
         SentenceAnnotation(
@@ -146,14 +156,17 @@ def _from_audit_record(record: dict[str, Any]) -> ResponseReport:
             verdict=Verdict(s["verdict"]),
             confidence=math.nan,  # not recorded: every confidence bound is false
             harm=int(s["harm"]),
-            risk=float(s["risk"]),
+            support=_scores(s)[0],
+            risk=_scores(s)[1],
             action=Action(s["action"]),
         )
         for s in record["sentences"]
     )
+    support, risk = _scores(record)
     return ResponseReport(
         status=ReportStatus(record["status"]),
-        risk=float(record["risk"]),
+        support=support,
+        risk=risk,
         faithful=all(s.verdict in _FAITHFUL for s in sentences),
         counts=dict(Counter(s.verdict.value for s in sentences)),
         sentences=sentences,

@@ -9,10 +9,6 @@ deterministic checks), ``verifiers.judge`` (the LLM judge cascade), ``verifiers.
 
 from __future__ import annotations
 
-import importlib
-import warnings
-from typing import Any
-
 from verifiers._llm import close_llm_clients
 from verifiers._types import (
     SCHEMA_VERSION,
@@ -41,7 +37,16 @@ from verifiers.errors import HarmError, NLIError, UnknownComponent, VerifierErro
 from verifiers.harm import HarmAssessment, HarmScorer, get_harm_scorer, score_harm
 from verifiers.nli import NLIBackend, Thresholds, create_backend
 from verifiers.nli.bundled import BundledNLI
-from verifiers.risk import VETSCORE_P, response_risk, sentence_risk, support_of, vetscore
+from verifiers.risk import (
+    VETSCORE_P,
+    response_risk,
+    response_support,
+    sentence_risk,
+    sentence_support,
+    support_of,
+    vetrisk,
+    vetscore,
+)
 from verifiers.segment import MAX_SENTENCE_CHARS, SentenceSpan, segment
 from verifiers.windows import WindowSelector, make_evidence
 
@@ -85,33 +90,13 @@ __all__ = [
     "make_evidence",
     "parse_citations",
     "response_risk",
+    "response_support",
     "score_harm",
     "segment",
     "sentence_risk",
+    "sentence_support",
     "support_of",
     "to_json",
+    "vetrisk",
     "vetscore",
 ]
-
-# Names that left the top level, importable from here for one more release with a warning:
-# component internals belong to the component's own module.
-_MOVED = {
-    "Decision": "verifiers.nli",
-    "decide": "verifiers.nli",
-    "LLMHarmJudge": "verifiers.harm",
-    "RuleHarmScorer": "verifiers.harm",
-    "StreamSegmenter": "verifiers.segment",
-    "claims_risk": "verifiers.risk",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _MOVED.get(name)
-    if module is None:
-        raise AttributeError(f"module 'verifiers' has no attribute {name!r}")
-    warnings.warn(
-        f"verifiers.{name} is deprecated; import it from {module}",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return getattr(importlib.import_module(module), name)

@@ -1,10 +1,10 @@
 """The audit record: one per response, built from the final :class:`ResponseReport`.
 
 It holds what an auditor needs to reconstruct a decision (who, which model and policy, every
-sentence's verdict, harm, action, the rules that fired and evidence PMIDs, the risk and the
-latencies) and, only when configured, text, which may hold patient data: the prompt, the answer
-and the words of each sentence a policy redacted or blocked (what a reviewer key reads back, see
-:mod:`proxy.audit.review`).
+sentence's verdict, harm, action, the rules that fired and evidence PMIDs, the support and risk
+and the latencies) and, only when configured, text, which may hold patient data: the prompt, the
+answer and the words of each sentence a policy redacted or blocked (what a reviewer key reads
+back, see :mod:`proxy.audit.review`).
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ class AuditSentence:
     harm: int
     action: str
     pmids: tuple[str, ...]
+    support: float
     risk: float
     rules_fired: tuple[str, ...] = ()
     text: str | None = None  # a redacted or blocked sentence's own words, only with include_text
@@ -59,6 +60,7 @@ class AuditRecord:
     status: str
     action: str
     shadow: bool
+    support: float
     risk: float
     rules_fired: tuple[str, ...]
     sentences: tuple[AuditSentence, ...]
@@ -82,6 +84,7 @@ class AuditRecord:
             "status": self.status,
             "action": self.action,
             "shadow": self.shadow,
+            "support": self.support,
             "risk": self.risk,
             "rules_fired": list(self.rules_fired),
             "sentences": [
@@ -91,6 +94,7 @@ class AuditRecord:
                     "harm": s.harm,
                     "action": s.action,
                     "pmids": list(s.pmids),
+                    "support": s.support,
                     "risk": s.risk,
                     "rules_fired": list(s.rules_fired),
                     "text": s.text,
@@ -132,6 +136,7 @@ def build_record(
         status=report.status.value,
         action=report.action.value,
         shadow=report.shadow,
+        support=report.support,
         risk=report.risk,
         rules_fired=report.rules_fired,
         sentences=tuple(
@@ -141,6 +146,7 @@ def build_record(
                 harm=s.harm,
                 action=s.action.value,
                 pmids=_pmids(s),
+                support=s.support,
                 risk=s.risk,
                 rules_fired=s.rules_fired,
                 text=_scrubbed(s.text) if include_text and s.action in _WITHHELD else None,

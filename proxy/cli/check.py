@@ -225,7 +225,7 @@ def render(report: ResponseReport, *, colour: bool) -> Iterator[str]:
         yield from _details(sentence)
     counts = ", ".join(f"{k}={v}" for k, v in report.counts.items() if v)
     yield ""
-    yield f"faithful={report.faithful} risk={report.risk:.3f} {counts}"
+    yield f"faithful={report.faithful} support={report.support:.3f} risk={report.risk:.3f} {counts}"
     if report.error:
         yield f"verification incomplete: {report.error}"
 

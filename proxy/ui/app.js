@@ -13,8 +13,8 @@
   };
   const pct = (x) => (typeof x === "number" ? x.toFixed(2) : "—");
   const words = (name) => name.replace(/_/g, " ");
-  // The report's `risk` fields hold VetScore: the share of claims the evidence supports, weighted
-  // by harm (1.00 = all supported, higher is better). Named for what it is at both levels.
+  // The report's `support` fields hold VetScore: the share of claims the evidence supports,
+  // weighted by harm (1.00 = all supported, higher is better); `risk` is the rest.
   const SUPPORT = "harm-weighted support";
 
   // ---- the proxy key, models and policies ------------------------------------------------
@@ -210,7 +210,7 @@
     const outcome = responseLabel(report);
     status.replaceChildren(el("span", { className: "badge", textContent: outcome.label }));
     status.firstChild.dataset.status = outcome.status;
-    support.textContent = pct(report.risk);
+    support.textContent = pct(report.support);
     const counts = Object.entries(report.counts || {}).filter(([, n]) => n).map(([k, n]) => `${words(k)}: ${n}`);
     if (outcome.gaps.length) {
       const kinds = [...new Set(outcome.gaps.map((s) => words(s.verdict)))].join(", ");
@@ -301,7 +301,7 @@
 
   function detailContent(ann) {
     const body = [el("h3", { id: "detail-title", textContent: `${words(ann.verdict)} · confidence ${pct(ann.confidence)}` })];
-    const facts = [`harm ${ann.harm}/5`, `${SUPPORT} ${pct(ann.risk)}`, `action ${ann.action}`];
+    const facts = [`harm ${ann.harm}/5`, `${SUPPORT} ${pct(ann.support)}`, `action ${ann.action}`];
     body.push(el("p", { textContent: facts.join(" · ") }));
     if (ann.verdict === "uncited") {
       body.push(el("p", { className: "meta", textContent: "The answer cites nothing for this sentence: the evidence below was found by checking it against every retrieved abstract." }));
@@ -471,7 +471,7 @@
         }
       }
       if (report && marks.some((m) => m.ann.withheld)) await loadOriginals();
-      setState(report ? `done: ${responseLabel(report).label}, ${SUPPORT} ${pct(report.risk)}` : "done (no verification report)");
+      setState(report ? `done: ${responseLabel(report).label}, ${SUPPORT} ${pct(report.support)}` : "done (no verification report)");
     } catch (err) {
       setState(err.name === "AbortError" ? "stopped" : err.message, err.name !== "AbortError");
     } finally {

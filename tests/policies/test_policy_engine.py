@@ -13,6 +13,7 @@ from policies import (
     load_policy,
     parse_policy,
 )
+from policies.errors import PolicyFileError
 from policies.store import PRESETS_DIR
 from verifiers import (
     Action,
@@ -29,7 +30,7 @@ def sentence(
     *,
     harm: int = 1,
     confidence: float = 0.9,
-    risk: float = 1.0,
+    risk: float = 0.0,
     citations: tuple[bool, ...] = (),
     index: int = 0,
 ) -> SentenceAnnotation:
@@ -43,12 +44,13 @@ def sentence(
         confidence,
         citations=cites,
         harm=harm,
+        support=1.0 - risk,
         risk=risk,
     )
 
 
 def policy_with(*rules: str, extra: str = "", response: str = "") -> str:
-    body = "name: t\n" + extra + ("sentence_rules:\n" + "".join(rules) if rules else "")
+    body = "name: t\nversion: 2\n" + extra + ("sentence_rules:\n" + "".join(rules) if rules else "")
     return body + (f"response_rules:\n{response}" if response else "")
 
 
@@ -66,7 +68,8 @@ def rule(name: str, when: str, action: str, message: str | None = None) -> str:
         ("{harm: {eq: 3}}", sentence(harm=3), sentence(harm=2)),
         ("{confidence: {lt: 0.5}}", sentence(confidence=0.4), sentence(confidence=0.5)),
         ("{confidence: {lte: 0.5}}", sentence(confidence=0.5), sentence(confidence=0.51)),
-        ("{risk: {lt: 0.7}}", sentence(risk=0.69), sentence(risk=0.7)),
+        ("{risk: {gt: 0.3}}", sentence(risk=0.31), sentence(risk=0.3)),
+        ("{support: {lt: 0.7}}", sentence(risk=0.31), sentence(risk=0.3)),
         ("{citation_valid: false}", sentence(citations=(True, False)), sentence(citations=(True,))),
         ("{citation_valid: false}", sentence(citations=(False,)), sentence()),  # no citation
         ("{citation_valid: true}", sentence(citations=(True, True)), sentence()),
@@ -109,11 +112,13 @@ def test_strongest_action_wins_and_every_rule_is_recorded() -> None:
 @pytest.mark.parametrize(
     ("response", "facts", "fires"),
     [
-        ("{risk: {lt: 0.5}}", {"risk": 0.4}, True),
-        ("{risk: {lt: 0.5}}", {"risk": 0.5}, False),
+        ("{risk: {gt: 0.5}}", {"risk": 0.6}, True),
+        ("{risk: {gt: 0.5}}", {"risk": 0.5}, False),
+        ("{support: {lt: 0.5}}", {"risk": 0.6}, True),
+        ("{support: {lt: 0.5}}", {"risk": 0.5}, False),
         ("{contradicted: {gte: 2}}", {"verdicts": [Verdict.CONTRADICTED] * 2}, True),
         ("{contradicted: {gte: 2}}", {"verdicts": [Verdict.CONTRADICTED]}, False),
-        ("{unsupported: {gte: 1}, risk: {lt: 0.9}}", {"verdicts": [Verdict.UNSUPPORTED]}, False),
+        ("{unsupported: {gte: 1}, risk: {gt: 0.1}}", {"verdicts": [Verdict.UNSUPPORTED]}, False),
         ("{invalid_citations: {gte: 1}}", {"citations": (False,)}, True),
         ("{sentences: {gt: 2}}", {"verdicts": [Verdict.SUPPORTED] * 3}, True),
     ],
@@ -128,9 +133,9 @@ def test_response_conditions(response: str, facts: dict[str, object], fires: boo
     citations = facts.get("citations")
     if isinstance(citations, tuple):
         sentences = [dataclasses.replace(sentence(citations=citations), index=9)]
-    risk = facts.get("risk", 1.0)
+    risk = facts.get("risk", 0.0)
     assert isinstance(risk, float)
-    decision = decide_response(policy, sentences, risk=risk)
+    decision = decide_response(policy, sentences, support=1.0 - risk, risk=risk)
     assert (decision.rules_fired == ("resp",)) is fires
     assert decision.status is (ReportStatus.FLAGGED if fires else ReportStatus.VERIFIED)
 
@@ -154,10 +159,10 @@ def test_response_status_follows_the_strongest_action() -> None:
         ],
     }
     for status, sentences in cases.items():
-        decision = decide_response(policy, sentences, risk=1.0)
+        decision = decide_response(policy, sentences, support=1.0, risk=0.0)
         assert decision.status is status
         assert decision.enforced_status is status
-    blocked = decide_response(policy, cases[ReportStatus.BLOCKED], risk=0.1)
+    blocked = decide_response(policy, cases[ReportStatus.BLOCKED], support=0.1, risk=0.9)
     assert blocked.rules_fired == ("redact-it", "block-it")
     assert blocked.message == parse_policy("name: x").messages.block
 
@@ -168,13 +173,13 @@ def test_shadow_records_but_does_not_enforce() -> None:
     )
     one = decide_sentence(policy, sentence(harm=5))
     assert (one.action, one.enforced_action, one.shadow) == (Action.BLOCK, Action.ANNOTATE, True)
-    whole = decide_response(policy, [sentence(harm=5)], risk=0.0)
+    whole = decide_response(policy, [sentence(harm=5)], support=0.0, risk=1.0)
     assert (whole.action, whole.status) == (Action.BLOCK, ReportStatus.BLOCKED)
     assert (whole.enforced_action, whole.enforced_status) == (
         Action.ANNOTATE,
         ReportStatus.VERIFIED,
     )
-    failed = decide_response(policy, [], risk=1.0, error="timeout")
+    failed = decide_response(policy, [], support=1.0, risk=0.0, error="timeout")
     assert failed.enforced_status is ReportStatus.UNVERIFIED  # shadow never hides a failure
 
 
@@ -190,7 +195,9 @@ def test_on_verifier_error(mode: str, action: Action, status: ReportStatus) -> N
     policy = parse_policy(
         f"name: t\non_verifier_error: {mode}\nmessages: {{verifier_error: 'Try later.'}}\n"
     )
-    decision = decide_response(policy, [sentence()], risk=1.0, error="verifier timeout after 5 s")
+    decision = decide_response(
+        policy, [sentence()], support=1.0, risk=0.0, error="verifier timeout after 5 s"
+    )
     assert (decision.action, decision.status) == (action, status)
     assert decision.verifier_failed
     assert decision.note is not None and "verifier timeout after 5 s" in decision.note
@@ -206,15 +213,18 @@ def test_error_keeps_a_stronger_rule_decision_when_failing_open() -> None:
     policy = parse_policy(
         policy_with(rule("b", "{harm: {gte: 5}}", "block"), extra="on_verifier_error: open\n")
     )
-    decision = decide_response(policy, [sentence(harm=5)], risk=0.0, error="NLI backend down")
+    decision = decide_response(
+        policy, [sentence(harm=5)], support=0.0, risk=1.0, error="NLI backend down"
+    )
     assert decision.status is ReportStatus.BLOCKED
 
 
 def _report(
-    *sentences: SentenceAnnotation, risk: float = 1.0, error: str | None = None
+    *sentences: SentenceAnnotation, risk: float = 0.0, error: str | None = None
 ) -> ResponseReport:
     return ResponseReport(
         status=ReportStatus.VERIFIED,
+        support=1.0 - risk,
         risk=risk,
         faithful=True,
         counts={},
@@ -227,17 +237,17 @@ def test_clinical_strict_preset_on_a_report() -> None:
     policy = load_policy(PRESETS_DIR / "clinical-strict.yaml")
     report = _report(
         sentence(Verdict.SUPPORTED, harm=5, citations=(True,), index=0),
-        sentence(Verdict.UNSUPPORTED, harm=5, risk=0.0, index=1),
-        sentence(Verdict.CONTRADICTED, harm=4, risk=0.0, index=2),
-        sentence(Verdict.UNCITED, harm=5, risk=1.0, index=3),  # uncited, but the evidence agrees
-        sentence(Verdict.UNCITED, harm=5, risk=0.0, index=4),  # uncited and unsupported
-        risk=0.3,
+        sentence(Verdict.UNSUPPORTED, harm=5, risk=1.0, index=1),
+        sentence(Verdict.CONTRADICTED, harm=4, risk=1.0, index=2),
+        sentence(Verdict.UNCITED, harm=5, risk=0.0, index=3),  # uncited, but the evidence agrees
+        sentence(Verdict.UNCITED, harm=5, risk=1.0, index=4),  # uncited and unsupported
+        risk=0.7,
     )
     decision = decide_report(policy, report)
     assert decision.status is ReportStatus.BLOCKED
     assert decision.message is not None and "withheld" in decision.message
     assert "redact-unsupported-harm-5" in decision.rules_fired
-    assert "flag-risk-below-0.8" in decision.rules_fired
+    assert "flag-risk-above-0.2" in decision.rules_fired
     applied = apply_policy(policy, report)
     assert applied.status is ReportStatus.BLOCKED and applied.action is Action.BLOCK
     assert applied.policy == "clinical-strict" and not applied.shadow
@@ -260,10 +270,25 @@ def test_clinical_strict_preset_on_a_report() -> None:
 
 def test_apply_policy_in_shadow_and_on_error() -> None:
     policy = load_policy(PRESETS_DIR / "audit-only.yaml")
-    report = _report(sentence(Verdict.CONTRADICTED, harm=5), risk=0.0)
+    report = _report(sentence(Verdict.CONTRADICTED, harm=5), risk=1.0)
     applied = apply_policy(policy, report)
     assert applied.shadow and applied.action is Action.BLOCK
     assert applied.status is ReportStatus.VERIFIED  # recorded, not enforced
     failed = apply_policy(policy, _report(error="timeout"))
     assert failed.status is ReportStatus.UNVERIFIED
     assert failed.error is not None and "on_verifier_error=closed" in failed.error
+
+
+@pytest.mark.parametrize("where", ["sentence_rules", "response_rules"])
+def test_a_version_1_risk_condition_is_refused_naming_the_change(where: str) -> None:
+    old = f"name: t\n{where}:\n  - name: r\n    when: {{risk: {{lt: 0.5}}}}\n    action: flag\n"
+    with pytest.raises(PolicyFileError) as raised:
+        parse_policy(old)
+    message = str(raised.value)
+    assert f"{where}[0].when.risk" in message and "'risk' changed meaning" in message
+    assert "now 'support'" in message and "version: 2" in message
+    # The old test, written as version 2 asks, loads; so does a version-1 file without risk.
+    assert parse_policy(old.replace("risk:", "support:").replace("name: t", "name: t\nversion: 2"))
+    assert parse_policy(
+        "name: t\nsentence_rules:\n  - {name: r, when: {harm: {gte: 4}}, action: flag}\n"
+    )

@@ -36,7 +36,7 @@ sentence_rules:
 response_rules:
   - name: flag-risk
     when:
-      risk: {lt: 0.8}
+      support: {lt: 0.8}
       contradicted: {gte: 1}
     action: flag
 """

@@ -36,6 +36,7 @@ def sentence(index: int, verdict: Verdict, harm: int, *, valid: bool = True) -> 
         claims=(claim,),
         harm=harm,
         harm_reasons=("dose: '5 mg'",),
+        support=0.5,
         risk=0.5,
     )
 
@@ -45,7 +46,8 @@ def report(
 ) -> ResponseReport:
     return ResponseReport(
         status=status,
-        risk=0.4,
+        support=0.4,
+        risk=0.6,
         faithful=False,
         counts={"supported": 1},
         sentences=sentences,
@@ -72,7 +74,7 @@ def test_reports_round_trip_through_json() -> None:
 def test_replay_counts_and_lists_blocked_sentences() -> None:
     summary = replay(load_policy(PRESETS_DIR / "clinical-strict.yaml"), ["\n", *lines()])
     assert summary.reports == 3 and summary.partial == 0
-    assert summary.by_action == {"block": 1, "redact": 1, "flag": 1}  # third: risk 0.4 < 0.8
+    assert summary.by_action == {"block": 1, "redact": 1, "flag": 1}  # third: risk 0.6 > 0.2
     assert summary.by_status == {"blocked": 1, "redacted": 1, "flagged": 1}
     assert summary.changed_status == 3
     [blocked] = summary.blocked
@@ -81,7 +83,7 @@ def test_replay_counts_and_lists_blocked_sentences() -> None:
     [redacted] = summary.redacted
     assert redacted.rules_fired == ("redact-fabricated-citation",)
     assert summary.sentence_actions == {"annotate": 2, "block": 1, "redact": 1}
-    assert summary.rules["flag-risk-below-0.8"] == 3
+    assert summary.rules["flag-risk-above-0.2"] == 3
 
 
 def test_replay_of_an_annotate_only_policy_blocks_nothing() -> None:
@@ -98,7 +100,8 @@ def test_audit_log_entries_are_read_without_confidence_or_citations() -> None:
         "status": "verified",
         "action": "annotate",
         "shadow": False,
-        "risk": 0.1,
+        "support": 0.1,
+        "risk": 0.9,
         "rules_fired": [],
         "error": None,
         "sentences": [
@@ -108,7 +111,8 @@ def test_audit_log_entries_are_read_without_confidence_or_citations() -> None:
                 "harm": 5,
                 "action": "annotate",
                 "pmids": [],
-                "risk": 0.0,
+                "support": 0.0,
+                "risk": 1.0,
             }
         ],
     }
@@ -131,3 +135,13 @@ def test_decode_handles_optional_and_unknown_fields() -> None:
     data = to_json(REPORTS[0])
     data["future_field"] = 1  # newer writers may add fields
     assert decode(ResponseReport, data) == REPORTS[0]
+
+
+def test_an_audit_record_from_protocol_1_reads_its_risk_as_support() -> None:
+    # Before 2.0 a record had no ``support`` and its ``risk`` was the supported share.
+    sentence = {"index": 0, "verdict": "unsupported", "harm": 5, "action": "flag", "risk": 0.0}
+    record = {"status": "flagged", "risk": 0.25, "sentences": [sentence]}
+    entry = json.dumps({"prev": "0" * 64, "hash": "f" * 64, "record": record})
+    [(_, decoded, _)] = list(read_reports([entry]))
+    assert (decoded.support, decoded.risk) == (0.25, 0.75)
+    assert (decoded.sentences[0].support, decoded.sentences[0].risk) == (0.0, 1.0)

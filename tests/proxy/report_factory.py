@@ -38,7 +38,8 @@ def sentence(
             EvidenceSpan(p, "Title", "span", 0, 4, NLILabel.ENTAILMENT, 0.95) for p in pmids
         ),
         harm=harm,
-        risk=1.0 if verdict is Verdict.SUPPORTED else 0.0,
+        support=1.0 if verdict is Verdict.SUPPORTED else 0.0,
+        risk=0.0 if verdict is Verdict.SUPPORTED else 1.0,
         action=action,
     )
 
@@ -47,7 +48,7 @@ def report(
     sentences: tuple[SentenceAnnotation, ...],
     *,
     status: ReportStatus = ReportStatus.VERIFIED,
-    risk: float = 1.0,
+    risk: float = 0.0,
     policy: str = "default",
 ) -> ResponseReport:
     counts: dict[str, int] = {}
@@ -55,6 +56,7 @@ def report(
         counts[s.verdict.value] = counts.get(s.verdict.value, 0) + 1
     return ResponseReport(
         status=status,
+        support=1.0 - risk,
         risk=risk,
         faithful=all(s.verdict is Verdict.SUPPORTED for s in sentences),
         counts=counts,

@@ -116,7 +116,7 @@ def test_answer_streams_and_sentences_take_their_colours(
     for sentence, verdict in zip(sentences, verdicts, strict=True):
         assert sentence.value_of_css_property("background-color") == BACKGROUNDS[verdict]
     assert browser.find_element(By.CSS_SELECTOR, "#status .badge").text == "flagged"
-    # The report's `risk` is a harm-weighted support share (higher is better): named so.
+    # The report's `support` (harm-weighted supported share, higher is better): named so.
     side = _side(browser)
     assert "Harm-weighted support" in side and "risk" not in side.lower()
     assert "faithful" not in side

@@ -4,9 +4,8 @@ names (and those of the public subpackages), and every error it raises shares on
 from __future__ import annotations
 
 import ast
+import importlib.util
 from pathlib import Path
-
-import pytest
 
 import verifiers
 import verifiers.checks
@@ -57,11 +56,14 @@ def test_public_api_is_pinned() -> None:
         "make_evidence",
         "parse_citations",
         "response_risk",
+        "response_support",
         "score_harm",
         "segment",
         "sentence_risk",
+        "sentence_support",
         "support_of",
         "to_json",
+        "vetrisk",
         "vetscore",
     ]
     assert all(hasattr(verifiers, name) for name in verifiers.__all__)
@@ -119,22 +121,11 @@ def test_public_subpackages_are_pinned() -> None:
         assert all(hasattr(package, name) for name in package.__all__)
 
 
-@pytest.mark.parametrize(
-    ("name", "home"),
-    [
-        ("Decision", "verifiers.nli"),
-        ("decide", "verifiers.nli"),
-        ("LLMHarmJudge", "verifiers.harm"),
-        ("RuleHarmScorer", "verifiers.harm"),
-        ("StreamSegmenter", "verifiers.segment"),
-        ("claims_risk", "verifiers.risk"),
-    ],
-)
-def test_names_that_left_the_top_level_still_import_with_a_warning(name: str, home: str) -> None:
-    with pytest.warns(DeprecationWarning, match=f"import it from {home}"):
-        value = getattr(verifiers, name)
-    module = __import__(home, fromlist=[name])
-    assert value is getattr(module, name)
+def test_no_deprecated_names_linger() -> None:
+    """0.1's shims are gone: the moved names import from their own modules only."""
+    for name in ("Decision", "decide", "LLMHarmJudge", "RuleHarmScorer", "StreamSegmenter"):
+        assert not hasattr(verifiers, name)
+    assert importlib.util.find_spec("verifiers.export_encoder") is None
 
 
 def test_one_exception_root() -> None:

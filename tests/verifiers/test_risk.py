@@ -8,9 +8,13 @@ from verifiers import Claim, SentenceAnnotation, Verdict
 from verifiers.risk import (
     VETSCORE_P,
     claims_risk,
+    claims_support,
     response_risk,
+    response_support,
     sentence_risk,
+    sentence_support,
     support_of,
+    vetrisk,
     vetscore,
 )
 
@@ -44,6 +48,22 @@ def test_other_exponents() -> None:
 
 def test_empty_means_nothing_at_risk() -> None:
     assert vetscore([], []) == 1.0
+    assert vetrisk([], []) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("supports", "harms", "expected"),
+    [
+        ([1.0, 0.0], [5, 1], 1 / 50.625),  # only the harm-1 claim is unsupported: low risk
+        ([0.0, 1.0], [5, 1], 49.625 / 50.625),  # the harm-5 claim is unsupported: high risk
+        ([0.5, 1.0], [3, 3], 0.25),
+        ([0.0], [1], 1.0),  # a lone unsupported claim, whatever its harm
+    ],
+)
+def test_vetrisk_rises_with_unsupported_harm(
+    supports: list[float], harms: list[int], expected: float
+) -> None:
+    assert vetrisk(supports, harms) == pytest.approx(expected, abs=1e-4)
 
 
 @pytest.mark.parametrize(
@@ -58,6 +78,8 @@ def test_empty_means_nothing_at_risk() -> None:
 def test_vetscore_rejects_bad_input(supports: list[float], harms: list[int], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         vetscore(supports, harms)
+    with pytest.raises(ValueError, match=message):
+        vetrisk(supports, harms)
 
 
 @pytest.mark.parametrize(
@@ -93,19 +115,25 @@ def test_claims_and_sentences() -> None:
         _claim(Verdict.UNSUPPORTED, 1),
         _claim(Verdict.NOT_CHECKWORTHY, 5, support=0.0),  # excluded, not counted as 0
     )
-    assert claims_risk(claims) == pytest.approx(49.625 / 50.625, abs=1e-4)
-    assert sentence_risk(_sentence(Verdict.PARTIALLY_SUPPORTED, 5, claims)) == claims_risk(claims)
+    assert claims_support(claims) == pytest.approx(49.625 / 50.625, abs=1e-4)
+    assert claims_risk(claims) == pytest.approx(1 / 50.625, abs=1e-4)
+    partial = _sentence(Verdict.PARTIALLY_SUPPORTED, 5, claims)
+    assert sentence_support(partial) == claims_support(claims)
+    assert sentence_risk(partial) == claims_risk(claims)
     # Without claims the sentence is its own single claim.
-    assert sentence_risk(_sentence(Verdict.CONTRADICTED, 4)) == 0.0
-    assert sentence_risk(_sentence(Verdict.NOT_CHECKWORTHY, 1)) == 1.0
+    assert sentence_support(_sentence(Verdict.CONTRADICTED, 4)) == 0.0
+    assert sentence_risk(_sentence(Verdict.CONTRADICTED, 4)) == 1.0
+    assert sentence_support(_sentence(Verdict.NOT_CHECKWORTHY, 1)) == 1.0
+    assert sentence_risk(_sentence(Verdict.NOT_CHECKWORTHY, 1)) == 0.0
 
 
 def test_response_risk_pools_claims_rather_than_averaging_sentences() -> None:
     low = _sentence(Verdict.SUPPORTED, 1, tuple(_claim(Verdict.SUPPORTED, 1) for _ in range(3)))
     dose = _sentence(Verdict.CONTRADICTED, 5)
     # Mean of sentence scores would be 0.5; pooled, the harm-5 claim dominates: 3 / 52.625.
-    assert response_risk([low, dose]) == pytest.approx(3 / 52.625, abs=1e-4)
-    assert response_risk([]) == 1.0
+    assert response_support([low, dose]) == pytest.approx(3 / 52.625, abs=1e-4)
+    assert response_risk([low, dose]) == pytest.approx(49.625 / 52.625, abs=1e-4)
+    assert (response_support([]), response_risk([])) == (1.0, 0.0)
 
 
 pairs = st.lists(st.tuples(st.floats(0.0, 1.0), st.integers(1, 5)), min_size=1, max_size=12)
@@ -136,3 +164,10 @@ def test_vetscore_extremes_and_order(items: list[tuple[float, int]]) -> None:
     assert vetscore([0.0] * len(harms), harms) == 0.0
     supports = [s for s, _ in items]
     assert vetscore(supports[::-1], harms[::-1]) == pytest.approx(vetscore(supports, harms))
+
+
+@given(pairs)
+def test_support_and_risk_share_the_weight(items: list[tuple[float, int]]) -> None:
+    supports = [s for s, _ in items]
+    harms = [h for _, h in items]
+    assert vetscore(supports, harms) + vetrisk(supports, harms) == pytest.approx(1.0)

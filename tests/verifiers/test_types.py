@@ -7,9 +7,10 @@ from verifiers import ReportStatus, ResponseReport, SentenceAnnotation, Verdict
 
 def test_an_unverified_report_keeps_its_sentences_but_is_never_verified_or_faithful() -> None:
     sentence = SentenceAnnotation(0, "Aspirin helps.", 0, 14, Verdict.SUPPORTED, 0.9)
-    report = ResponseReport(ReportStatus.VERIFIED, 1.0, True, {"supported": 1}, (sentence,))
+    report = ResponseReport(ReportStatus.VERIFIED, 1.0, 0.0, True, {"supported": 1}, (sentence,))
     unverified = report.as_unverified("verifier error (TimeoutError)")
     assert unverified.status is ReportStatus.UNVERIFIED
     assert unverified.faithful is False
     assert unverified.error == "verifier error (TimeoutError)"
-    assert unverified.sentences == report.sentences and unverified.risk == report.risk
+    assert unverified.sentences == report.sentences
+    assert (unverified.support, unverified.risk) == (1.0, 0.0)

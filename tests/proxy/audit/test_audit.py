@@ -57,13 +57,13 @@ def test_record_holds_every_decision_and_text_only_when_asked() -> None:
     body = build_record(REPORT, CTX, include_text=False, now=1000.0).to_dict()
     assert body["request_id"] == "req-1" and body["tenant"] == "acme"
     assert (body["model"], body["policy"], body["status"]) == ("gpt-x", "clinical", "flagged")
-    assert body["risk"] == 0.25
+    assert (body["support"], body["risk"]) == (0.75, 0.25)
     assert body["sentences"] == [
         {"index": 0, "verdict": "supported", "harm": 2, "action": "annotate",
-         "pmids": ["111"], "risk": 1.0, "rules_fired": [], "text": None,
+         "pmids": ["111"], "support": 1.0, "risk": 0.0, "rules_fired": [], "text": None,
          "decided_by": "", "bundled_verdict": None},
         {"index": 1, "verdict": "unsupported", "harm": 5, "action": "flag",
-         "pmids": ["999"], "risk": 0.0, "rules_fired": [], "text": None,
+         "pmids": ["999"], "support": 0.0, "risk": 1.0, "rules_fired": [], "text": None,
          "decided_by": "", "bundled_verdict": None},
     ]  # fmt: skip
     assert body["escalation"] is None  # no judge configured

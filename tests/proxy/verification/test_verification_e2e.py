@@ -82,9 +82,10 @@ def test_supported_answer_passes_clean(verifying: RunningProxy, emulator: Runnin
     span = report["sentences"][0]["evidence"][0]
     assert span["pmid"] == "12442934"
     assert span["text"] == DOC["text"][span["start"] : span["end"]]
-    assert report["risk"] == pytest.approx(1.0)
+    assert (report["support"], report["risk"]) == (pytest.approx(1.0), pytest.approx(0.0))
     assert response.headers["x-veriproxy-status"] == "verified"
-    assert float(response.headers["x-veriproxy-risk"]) == pytest.approx(1.0, abs=1e-3)
+    assert float(response.headers["x-veriproxy-risk"]) == pytest.approx(0.0, abs=1e-3)
+    assert float(response.headers["x-veriproxy-support"]) == pytest.approx(1.0, abs=1e-3)
     # The evidence reached the model inside the injected system message.
     sent = emulator.stats.requests[-1]["messages"]
     assert sent[0]["role"] == "system" and "[PMID:12442934]" in sent[0]["content"]
@@ -191,6 +192,25 @@ def test_gate_redacts_fabricated_citation(
     }
 
 
+def test_an_answer_whose_only_claim_cites_a_fabricated_pmid_is_at_risk(
+    verifying: RunningProxy, emulator: RunningEmulator
+) -> None:
+    """Protocol 2.0: ``risk`` rises with what is not supported; 1.x sent 0.0000 here."""
+    emulator.emulator.reply = FABRICATED
+    response = _client(verifying).chat.completions.with_raw_response.create(
+        model="gpt-x", messages=QUESTION, extra_body=_options()
+    )
+    report = (response.parse().model_extra or {})["verification"]
+    assert [s["verdict"] for s in report["sentences"]] == ["invalid_citation"]
+    assert report["risk"] >= 0.5 and report["sentences"][0]["risk"] >= 0.5
+    assert report["support"] == pytest.approx(1.0 - report["risk"])
+    assert float(response.headers["x-veriproxy-risk"]) >= 0.5
+    assert float(response.headers["x-veriproxy-support"]) <= 0.5
+    assert report["schema_version"] == "2.0"
+    recorded = _audit(verifying)[-1]
+    assert recorded["risk"] == report["risk"] and recorded["support"] == report["support"]
+
+
 def test_non_streaming_block_returns_content_filter(
     verifying: RunningProxy, emulator: RunningEmulator
 ) -> None:
@@ -277,6 +297,6 @@ def test_answer_without_evidence_says_so(
     completion = _client(verifying).chat.completions.create(model="gpt-x", messages=QUESTION)
     report = (completion.model_extra or {})["verification"]
     assert report["notes"] == ["no evidence retrieved"]
-    assert report["status"] == "flagged" and report["error"] is None  # risk 0 < 0.5
+    assert report["status"] == "flagged" and report["error"] is None  # risk 1 > 0.5
     assert [s["verdict"] for s in report["sentences"]] == ["uncited"]
     assert report["faithful"] is False

@@ -51,11 +51,11 @@ def full_report() -> ResponseReport:
     )
     sentence = SentenceAnnotation(
         0, "CDCA raises it [1].", 0, 19, Verdict.SUPPORTED, 0.91,
-        (Citation("[1]", "1568684", 15, 18, True),), (span,), (claim,), 3, ("drug",), 1.0,
+        (Citation("[1]", "1568684", 15, 18, True),), (span,), (claim,), 3, ("drug",), 1.0, 0.0,
         (check,), Action.FLAG, ("rule-a",),
     )  # fmt: skip
     return ResponseReport(
-        ReportStatus.FLAGGED, 0.5, False, {"supported": 1}, (sentence,),
+        ReportStatus.FLAGGED, 0.5, 0.5, False, {"supported": 1}, (sentence,),
         (EvidenceRef("1568684", "T", 0.7, "hybrid"),), "default", True, ("r",), Action.FLAG,
         {"nli": 12.5}, "partial", "nli-1",
     )  # fmt: skip
