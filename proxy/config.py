@@ -36,6 +36,7 @@ from annotated_types import Ge, Le, MinLen
 from proxy.settings._section import Pattern, Section
 from proxy.settings.limits import Limits
 from proxy.settings.retrieval import RetrievalSettings
+from proxy.settings.review import ReviewSettings
 from proxy.settings.state import AuditSettings, RateLimitSettings, RedisSettings
 from proxy.settings.upstream import (
     DEFAULT_UPSTREAM,
@@ -128,10 +129,15 @@ class Settings(Section):
     metrics: MetricsSettings = field(default_factory=MetricsSettings)
     verification: VerificationSettings = field(default_factory=VerificationSettings)
     retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
+    review: ReviewSettings = field(default_factory=ReviewSettings)
 
     def __post_init__(self) -> None:
         if self.audit.redis_stream is not None and self.redis is None:
             raise ValueError("audit.redis_stream needs a 'redis' section with a url")
+        # A reviewer reads the sentence's words, and each label joins the audit chain.
+        audited = self.audit.jsonl is not None or self.audit.redis_stream is not None
+        if self.review.enabled and not (audited and self.audit.include_text):
+            raise ValueError("review.enabled needs an audit log with audit.include_text: true")
 
     def secrets(self) -> tuple[str, ...]:
         """Every configured key, so sanitisers can scrub them from any outgoing text."""

@@ -35,6 +35,7 @@ import os
 from collections.abc import Iterable
 from itertools import product
 from re import Pattern
+from typing import TYPE_CHECKING
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
@@ -43,6 +44,9 @@ from starlette.routing import compile_path
 from proxy.auth import LOCAL_PRINCIPAL
 from proxy.errors import UpstreamHTTPError, UpstreamProtocolError, UpstreamTimeout
 from verifiers import ReportStatus, ResponseReport, Verdict
+
+if TYPE_CHECKING:
+    from proxy.review.estimate import Estimate
 
 OTHER = "other"
 ANONYMOUS = "anonymous"
@@ -230,6 +234,41 @@ class Metrics:
             ["outcome"],
             registry=r,
         )
+        self.review_sampled = Counter(
+            "veriproxy_review_sampled_total",
+            "Answer sentences sent to the review queue, by why (action, needs_review, sampled "
+            "at its verdict's rate, or its whole verified response drawn).",
+            ["reason"],
+            registry=r,
+        )
+        self.review_dropped = Counter(
+            "veriproxy_review_dropped_total",
+            "Sampled sentences lost before the review store took them (store unreachable or "
+            "too far behind).",
+            registry=r,
+        )
+        self.review_precision = Gauge(
+            "veriproxy_review_precision",
+            "Precision measured by reviewers on live traffic (weighted to all traffic), by "
+            "scope, with the bounds of its 95% Wilson interval.",
+            ["scope", "bound"],
+            multiprocess_mode="mostrecent",
+            registry=r,
+        )
+        self.review_reviewed = Gauge(
+            "veriproxy_review_reviewed",
+            "Reviewed units behind each precision estimate (responses or sentences).",
+            ["scope"],
+            multiprocess_mode="mostrecent",
+            registry=r,
+        )
+        self.review_floor = Gauge(
+            "veriproxy_review_precision_floor",
+            "review.precision_floor: the floor the verified precision's lower bound is "
+            "alerted against.",
+            multiprocess_mode="mostrecent",
+            registry=r,
+        )
         self._zero_series()
 
     # --- bounded labels ------------------------------------------------------------------
@@ -316,6 +355,18 @@ class Metrics:
 
     def on_audit_dropped(self) -> None:
         self.audit_dropped.inc()
+
+    def observe_review(self, scope: str, estimate: Estimate | None) -> None:
+        """Set one scope's precision series (none until something of that scope is reviewed)."""
+        if estimate is None:
+            return
+        for bound, value in (
+            ("estimate", estimate.value),
+            ("lower", estimate.lower),
+            ("upper", estimate.upper),
+        ):
+            self.review_precision.labels(scope, bound).set(value)
+        self.review_reviewed.labels(scope).set(estimate.n)
 
     # --- exposition ----------------------------------------------------------------------
 

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 
 from proxy.audit.chain import canonical
 from proxy.audit.jsonl import JsonlSink, find_records
-from proxy.audit.record import AuditRecord
 from proxy.audit.redis_stream import RedisStreamSink
+
+
+class Entry(Protocol):
+    """What the log chains: a response's record, or another event (a reviewer's label)."""
+
+    def to_dict(self) -> dict[str, Any]: ...
 
 
 class AuditLog:
@@ -26,7 +31,7 @@ class AuditLog:
     def enabled(self) -> bool:
         return self.jsonl is not None or self.redis is not None
 
-    def write(self, record: AuditRecord) -> None:
+    def write(self, record: Entry) -> None:
         if not self.enabled:
             return
         body = canonical(record.to_dict())  # encoded once for both sinks

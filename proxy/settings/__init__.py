@@ -16,6 +16,7 @@ module                 sections
 ``state``              ``redis``, ``rate_limits``, ``audit``
 ``retrieval``          ``retrieval``
 ``verification``       ``verification``
+``review``             ``review``
 :mod:`proxy.config`    the top level, ``auth``, ``metrics``, and the loader
 =====================  ==============================================================
 """

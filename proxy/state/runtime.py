@@ -1,5 +1,6 @@
 """Build the proxy's shared state from its settings: Redis (if configured), caches, the rate
-limiter and its middleware, replica notices, the audit log and the response recorder.
+limiter and its middleware, replica notices, the audit log, the review queue and the response
+recorder.
 
 ``create_app`` calls :func:`build_shared_state` once and runs :meth:`SharedState.running`
 inside its lifespan. With no ``redis:`` section everything is in-memory and per process.
@@ -16,6 +17,7 @@ from starlette.middleware import Middleware
 from proxy.audit import AuditLog, JsonlSink, RedisStreamSink, ResponseRecorder
 from proxy.config import Settings
 from proxy.metrics import JUDGE_CACHE, Metrics
+from proxy.review import ReviewQueue
 from proxy.state._redis import RedisLink
 from proxy.state.cache import DEFAULT_MAX_ENTRIES, Cache, MemoryCache, RedisCache
 from proxy.state.notices import LocalNotices, Notices, RedisNotices
@@ -38,6 +40,7 @@ class SharedState:
     recorder: ResponseRecorder
     middleware: tuple[Middleware, ...]
     reports: ReportStore  # verification reports by completion id (GET .../{id}/verification)
+    review: ReviewQueue | None = None  # the review queue, when ``review.enabled``
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[SharedState]:
@@ -46,7 +49,11 @@ class SharedState:
         await self.audit.start()
         await self.notices.start()
         try:
-            yield self
+            if self.review is None:
+                yield self
+            else:
+                async with self.review.running():
+                    yield self
         finally:
             await self.notices.aclose()
             await self.audit.aclose()
@@ -85,6 +92,9 @@ def build_shared_state(settings: Settings, metrics: Metrics) -> SharedState:
             else None
         ),
     )
+    review = (
+        ReviewQueue(settings.review, audit, metrics) if settings.review.enabled else None
+    )
     limits = settings.rate_limits
     middleware = (
         (Middleware(RateLimitMiddleware, limiter=limiter, settings=limits, metrics=metrics),)
@@ -98,7 +108,10 @@ def build_shared_state(settings: Settings, metrics: Metrics) -> SharedState:
         limiter=limiter,
         notices=notices,
         audit=audit,
-        recorder=ResponseRecorder(metrics, audit, include_text=audit_settings.include_text),
+        recorder=ResponseRecorder(
+            metrics, audit, include_text=audit_settings.include_text, review=review
+        ),
         middleware=middleware,
         reports=ReportStore(reports, settings.verification.report_ttl_seconds),
+        review=review,
     )
