@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from proxy.verification.shapes import NON_TEXT_FIELDS, content_text
+from proxy.verification.shapes import ANSWER_FIELDS, UNREAD_FIELDS, content_text, unknown_fields
 from verifiers import SentenceAnnotation
 
 SEPARATOR = "\n\n"  # the segmenter always splits here, so no sentence spans two values
@@ -128,10 +128,10 @@ def answer_texts(message: Mapping[str, Any], *, json_content: bool) -> AnswerTex
     content = message.get("content")
     if json_content and isinstance(content, str) and content.strip():
         try:
-            doc = json.loads(content)
+            doc = strict_json(content)
         except ValueError:
             parts.append(Part(content))
-            detail = "the answer should be JSON but does not parse; verified as plain text"
+            detail = "the answer should be JSON but does not parse (or has a key twice)"
             gaps.append(Unverifiable(UnverifiedReason.INVALID_JSON, detail))
         else:
             _collect(doc, None, parts, notes)
@@ -144,10 +144,27 @@ def answer_texts(message: Mapping[str, Any], *, json_content: bool) -> AnswerTex
         gap = _read_call(i, call, parts, notes)
         if gap is not None:
             gaps.append(gap)
-    for name in ("function_call", "audio"):
+    for name, reason in UNREAD_FIELDS.items():
         if message.get(name):
-            gaps.append(Unverifiable(UnverifiedReason.UNSUPPORTED_SHAPE, NON_TEXT_FIELDS[name]))
+            gaps.append(Unverifiable(UnverifiedReason.UNSUPPORTED_SHAPE, reason))
+    for reason in unknown_fields("message", message, ANSWER_FIELDS):
+        gaps.append(Unverifiable(UnverifiedReason.UNSUPPORTED_SHAPE, reason))
     return AnswerTexts(tuple(parts), tuple(gaps), tuple(notes))
+
+
+def strict_json(text: str) -> Any:
+    """``json.loads``, refusing an object with a key twice: a parser keeps one of the values
+    and a client's parser may keep the other, so what was verified would not be what it reads."""
+    return json.loads(text, object_pairs_hook=_unique_keys)
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError("an object has a key twice")
+        out[key] = value
+    return out
 
 
 def _read_call(i: int, call: Any, parts: list[Part], notes: list[str]) -> Unverifiable | None:
@@ -158,9 +175,9 @@ def _read_call(i: int, call: Any, parts: list[Part], notes: list[str]) -> Unveri
         return Unverifiable(UnverifiedReason.UNSUPPORTED_SHAPE, detail)
     name = str(function.get("name"))[:64]
     try:
-        doc = json.loads(arguments) if arguments.strip() else {}
+        doc = strict_json(arguments) if arguments.strip() else {}
     except ValueError:
-        detail = f"the arguments of tool call {i} ({name}) are not valid JSON"
+        detail = f"the arguments of tool call {i} ({name}) are not valid JSON with unique keys"
         return Unverifiable(UnverifiedReason.INVALID_JSON, detail)
     if not _collect(doc, i, parts, notes):
         detail = f"tool call {i} ({name}) holds no text to verify"

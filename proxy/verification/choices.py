@@ -23,18 +23,23 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from proxy.streaming import StreamChunk
+from proxy.verification import render
 from proxy.verification.answers import AnswerTexts, Unverifiable, UnverifiedReason
 from proxy.verification.completion import choice_texts
 from proxy.verification.logprobs import token_entries
 from proxy.verification.redact import enforce_on_choice
 from proxy.verification.session import Outcome, VerificationSession
-from proxy.verification.shapes import NON_TEXT_FIELDS, ChoiceShape, content_text
+from proxy.verification.shapes import (
+    TOOL_CALLS_UNREAD,
+    ChoiceShape,
+    StreamedChoice,
+    streamed_choices,
+)
 from verifiers import ResponseReport, SentenceAnnotation, to_json
 
 NewSession = Callable[[int, bool], VerificationSession]  # (choice index, fail closed)
 Record = Callable[[Outcome, str], None]
 FirstChoice = Callable[[AsyncIterator[StreamChunk]], AsyncIterator[StreamChunk]]
-_ENVELOPE = ("id", "object", "created", "model", "system_fingerprint")
 
 
 @dataclass
@@ -45,27 +50,23 @@ class _Choice:
     text: list[str] = field(default_factory=list)
     tokens: list[Mapping[str, Any]] = field(default_factory=list)
     tokens_ok: bool = True
-    extra: list[dict[str, Any]] = field(default_factory=list)  # deltas besides role and content
     reasons: list[str] = field(default_factory=list)
     finish: str | None = None
 
-    def add(self, choice: Mapping[str, Any]) -> None:
-        delta = choice.get("delta")
-        delta = delta if isinstance(delta, Mapping) else {}
-        text, reasons, _ = content_text(delta.get("content"))
+    def add(self, choice: StreamedChoice) -> None:
+        """Only its text and tokens are kept: whatever else it carries (tool calls, a refusal)
+        is a reason it is not verified, and is never sent."""
+        text = choice.text
         self.text.append(text)
-        self.reasons.extend(reasons)
-        self.reasons.extend(r for name, r in NON_TEXT_FIELDS.items() if delta.get(name))
-        rest = {k: v for k, v in delta.items() if k not in ("role", "content") and v is not None}
-        if rest:
-            self.extra.append(rest)
-        entries = token_entries(choice.get("logprobs"))
-        if choice.get("logprobs") is not None and (entries is None or _mismatch(entries, text)):
+        self.reasons.extend(choice.reasons)
+        if choice.tool_calls:
+            self.reasons.append(TOOL_CALLS_UNREAD)
+        entries = token_entries(choice.logprobs)
+        if choice.logprobs is not None and (entries is None or _mismatch(entries, text)):
             self.tokens_ok = False
         elif entries:
             self.tokens.extend(entries)
-        if isinstance(choice.get("finish_reason"), str):
-            self.finish = choice["finish_reason"]
+        self.finish = choice.finish or self.finish
 
     def entry(self) -> dict[str, Any]:
         """The choice as a non-streamed completion would hold it."""
@@ -88,16 +89,16 @@ class _Others:
             if not isinstance(entries, list) or not entries:
                 yield chunk
                 continue
-            if not self.envelope:
-                self.envelope = {k: data[k] for k in _ENVELOPE if data is not None and k in data}
-            first = [c for c in entries if not _is_other(c)]
+            if not self.envelope and data is not None:
+                self.envelope = render.envelope(data, "chat.completion.chunk")
+            read = streamed_choices(data)  # type: ignore[arg-type]
+            first = [c for c, r in zip(entries, read, strict=True) if not r.index]
             if len(first) == len(entries):
                 yield chunk
                 continue
-            for c in entries:
-                if _is_other(c):
-                    index = c["index"]
-                    self.choices.setdefault(index, _Choice(index)).add(c)
+            for r in read:
+                if r.index:  # another choice (an index that is not an integer stays: see streams)
+                    self.choices.setdefault(r.index, _Choice(r.index)).add(r)
             if first:
                 yield StreamChunk.from_data({**data, "choices": first})  # type: ignore[dict-item]
         self.complete = True
@@ -148,11 +149,9 @@ class _Others:
                 index, {"role": "assistant", "content": message["content"]}, shown.get("logprobs")
             )
         ]
-        if not blocked:
-            out.extend(self._chunk(index, delta) for delta in choice.extra)
         out.extend(self._chunk(index, {}, verification=_sentence(s)) for s in report.sentences)
         out.append(self._chunk(index, {}, verification={"type": "report", **to_json(report)}))
-        finish = "content_filter" if blocked else (choice.finish or "stop")
+        finish = "content_filter" if blocked else render.finish_reason(choice.finish)
         out.append(self._chunk(index, {}, finish=finish))
         return out
 
@@ -166,7 +165,6 @@ class _Others:
         verification: Mapping[str, Any] | None = None,
     ) -> StreamChunk:
         data: dict[str, Any] = {
-            "object": "chat.completion.chunk",
             **self.envelope,
             "choices": [
                 {
@@ -185,13 +183,6 @@ class _Others:
 def _mismatch(entries: list[Mapping[str, Any]], text: str) -> bool:
     """True when the tokens do not spell the text (the entries cannot be matched to it)."""
     return "".join(str(e["token"]) for e in entries) != text
-
-
-def _is_other(choice: object) -> bool:
-    if not isinstance(choice, Mapping):
-        return False
-    index = choice.get("index", 0)
-    return isinstance(index, int) and not isinstance(index, bool) and index != 0
 
 
 def _sentence(sentence: SentenceAnnotation) -> dict[str, Any]:

@@ -9,14 +9,15 @@ sits in a top-level ``verification`` field with a ``type`` of ``sentence`` or ``
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from proxy.streaming import StreamChunk
+from proxy.verification import render
 from verifiers import ResponseReport, SentenceAnnotation, to_json
 from verifiers.schema import STREAM_TYPES
 
-_TEMPLATE_KEYS = ("id", "object", "created", "model", "system_fingerprint")
+KEEP_ALIVE = StreamChunk(raw=b": keep-alive\n\n")  # stands for an upstream comment
 
 
 def first_choice(data: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
@@ -29,15 +30,6 @@ def first_choice(data: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
     return None
 
 
-def delta_content(data: Mapping[str, Any] | None) -> str:
-    choice = first_choice(data)
-    if choice is None:
-        return ""
-    delta = choice.get("delta") or {}
-    content = delta.get("content") if isinstance(delta, Mapping) else None
-    return content if isinstance(content, str) else ""
-
-
 def finish_reason(data: Mapping[str, Any] | None) -> str | None:
     choice = first_choice(data)
     reason = choice.get("finish_reason") if choice is not None else None
@@ -46,10 +38,16 @@ def finish_reason(data: Mapping[str, Any] | None) -> str | None:
 
 def template_of(data: Mapping[str, Any] | None) -> dict[str, Any]:
     """The envelope fields (id, created, model, …) our own chunks copy from the upstream's."""
-    base: dict[str, Any] = {"object": "chat.completion.chunk"}
-    if data:
-        base.update({k: data[k] for k in _TEMPLATE_KEYS if k in data})
-    return base
+    return render.envelope(data or {}, "chat.completion.chunk")
+
+
+def role_chunk(template: Mapping[str, Any]) -> StreamChunk:
+    return _chunk(template, {"role": "assistant"}, None)
+
+
+def delta_chunk(template: Mapping[str, Any], delta: Mapping[str, Any]) -> StreamChunk:
+    """A delta of fields rendered by :mod:`proxy.verification.render`."""
+    return _chunk(template, delta, None)
 
 
 def content_chunk(template: Mapping[str, Any], text: str) -> StreamChunk:
@@ -68,35 +66,6 @@ def sentence_chunk(template: Mapping[str, Any], sentence: SentenceAnnotation) ->
 
 def report_chunk(template: Mapping[str, Any], report: ResponseReport) -> StreamChunk:
     return _chunk(template, {}, None, {"type": STREAM_TYPES[ResponseReport], **to_json(report)})
-
-
-def tool_call_deltas(data: Mapping[str, Any] | None) -> list[Mapping[str, Any]]:
-    """The ``delta.tool_calls`` fragments of choice 0."""
-    choice = first_choice(data)
-    delta = choice.get("delta") if choice is not None else None
-    calls = delta.get("tool_calls") if isinstance(delta, Mapping) else None
-    return [c for c in calls if isinstance(c, Mapping)] if isinstance(calls, list) else []
-
-
-def without_content(data: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The chunk with choice 0's content removed, or None when nothing is left in it."""
-    return without_fields(data, ("content",))
-
-
-def without_fields(data: Mapping[str, Any], fields: Collection[str]) -> dict[str, Any] | None:
-    """The chunk with ``fields`` removed from choice 0's delta, or None when nothing is left in
-    it (gate mode holds the answer back but still forwards the role and other choices)."""
-    choices = []
-    for choice in data.get("choices") or ():
-        if isinstance(choice, Mapping) and choice.get("index", 0) == 0:
-            delta = {k: v for k, v in (choice.get("delta") or {}).items() if k not in fields}
-            if not delta and choice.get("finish_reason") is None and not choice.get("logprobs"):
-                continue
-            choice = {**choice, "delta": delta}
-        choices.append(choice)
-    if not choices and data.get("choices"):
-        return None
-    return {**data, "choices": choices}
 
 
 def split_tail(data: Mapping[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:

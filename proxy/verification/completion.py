@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from proxy.verification import render
 from proxy.verification.answers import AnswerTexts, Unverifiable, UnverifiedReason, answer_texts
 from proxy.verification.redact import enforce_on_choice
 from proxy.verification.session import Outcome, VerificationSession
@@ -32,6 +33,7 @@ SEVERITY = (
     ReportStatus.REDACTED,
     ReportStatus.UNVERIFIED,
     ReportStatus.FLAGGED,
+    ReportStatus.NEEDS_REVIEW,
     ReportStatus.VERIFIED,
 )
 
@@ -68,7 +70,10 @@ async def verify_completion(
         reports.append(report)
         gaps.extend(texts.unverifiable)
     assert first is not None  # choice_shapes gives at least one
-    body = dict(completion)
+    # Rendered, not copied: only the envelope and usage of the upstream's completion remain.
+    body = render.envelope(completion, "chat.completion")
+    if (counts := render.usage(completion.get("usage"))) is not None:
+        body["usage"] = counts
     if choices or "choices" in completion:
         body["choices"] = choices
     body["verification"] = to_json(reports[0])
@@ -86,6 +91,8 @@ def choice_texts(shape: ChoiceShape, *, json_content: bool) -> AnswerTexts:
         reason = shape.reason or "the choice has no message"
         return AnswerTexts(unverifiable=(Unverifiable(UnverifiedReason.UNSUPPORTED_SHAPE, reason),))
     texts = answer_texts(shape.message, json_content=json_content)
+    unknown = tuple(Unverifiable(UnverifiedReason.UNSUPPORTED_SHAPE, r) for r in shape.unknown)
+    texts = replace(texts, unverifiable=(*texts.unverifiable, *unknown))
     if not texts.parts and not texts.unverifiable:
         return replace(texts, unverifiable=(Unverifiable(UnverifiedReason.NO_TEXT, NO_TEXT),))
     return texts

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from proxy.verification import render
 from proxy.verification.answers import AnswerTexts, redact_message
 from proxy.verification.logprobs import shown_only
 from proxy.verification.session import Outcome, VerificationSession
@@ -29,27 +30,38 @@ def enforce_on_choice(
     session: VerificationSession,
     texts: AnswerTexts,
 ) -> tuple[object, ResponseReport]:
-    """One choice as the client may get it, and the report the client may see. ``choice`` is
-    the upstream's entry, None when the completion had none (it stays absent unless blocked);
-    an entry that cannot be read passes as it is unless the policy blocks it."""
+    """One choice as the client may get it, rendered from what was read (the allowlist of
+    :mod:`proxy.verification.render`), and the report the client may see. ``choice`` is the
+    upstream's entry, None when the completion had none (it stays absent unless blocked); an
+    entry whose message cannot be read keeps no words of its own."""
     sentences = outcome.report.sentences
     if outcome.decision.enforced_action is Action.BLOCK:
-        base = dict(choice) if isinstance(choice, Mapping) else {"index": index}
         # A blocked answer keeps nothing of its own: no tool calls, no refusal, no logprobs.
         message = {"role": "assistant", "content": outcome.decision.message or ""}
-        blocked = {**base, "message": message, "finish_reason": CONTENT_FILTER, "logprobs": None}
-        return blocked, session.client_report(outcome.report, set())
-    shown = {s.index for s in sentences}
-    if not isinstance(choice, Mapping) or not isinstance(choice.get("message"), Mapping):
-        return choice, session.client_report(outcome.report, shown)
-    out = dict(choice)
-    redacted = [s for s in sentences if s.action is Action.REDACT]
-    if redacted and not session.policy.shadow:
-        message = choice["message"]
-        out["message"] = redact_message(message, texts, redacted, session.message_for)
-        content = message.get("content")
-        spans = [(s.start, s.end) for s in redacted if s.path is None]
-        answer = content if isinstance(content, str) else ""
-        out["logprobs"] = shown_only(choice.get("logprobs"), answer, spans)
-        shown = {s.index for s in sentences if s.action is not Action.REDACT}
+        blocked = {"index": index, "message": message, "finish_reason": CONTENT_FILTER}
+        return {**blocked, "logprobs": None}, session.client_report(outcome.report, set())
+    if choice is None:
+        return None, session.client_report(outcome.report, set())
+    entry = choice if isinstance(choice, Mapping) else {}
+    source = entry.get("message")
+    if not isinstance(source, Mapping):
+        empty = {"role": "assistant", "content": None, "refusal": None}
+        out = {"index": index, "message": empty, "logprobs": None, "finish_reason": "stop"}
+        return out, session.client_report(outcome.report, set())
+    redacted = [s for s in sentences if s.action is Action.REDACT and not session.policy.shadow]
+    shown = {s.index for s in sentences if s not in redacted}
+    if redacted:
+        source = redact_message(source, texts, redacted, session.message_for)
+    content = entry["message"].get("content")
+    answer = content if isinstance(content, str) else texts.text
+    # A redacted value inside JSON cannot be located among the tokens: then none go.
+    spans = (
+        None if any(s.path is not None for s in redacted) else [(s.start, s.end) for s in redacted]
+    )
+    out = {
+        "index": index,
+        "message": render.message(source, unread=True),
+        "logprobs": shown_only(entry.get("logprobs"), answer, spans),
+        "finish_reason": render.finish_reason(entry.get("finish_reason")),
+    }
     return out, session.client_report(outcome.report, shown)

@@ -19,12 +19,18 @@ from typing import Any
 TEXT_PART_SEPARATOR = "\n\n"
 NO_TEXT = "the answer has no text content"
 NO_CHOICES = "the completion has no choices"
-# Message fields besides ``content`` that carry answer material the verifier does not read.
-NON_TEXT_FIELDS = {
-    "tool_calls": "tool-call arguments are not verified",
+# Message and delta fields the proxy understands but the verifier does not read: each makes
+# the answer ``unverified``; they are sent only when the policy does not withhold the answer.
+UNREAD_FIELDS = {
     "function_call": "function-call arguments are not verified",
     "audio": "audio output is not verified",
+    "refusal": "a refusal is not verified",
+    "reasoning_content": "reasoning content is not verified",
 }
+TOOL_CALLS_UNREAD = "tool-call arguments are not verified"
+ANSWER_FIELDS = frozenset({"role", "content", "tool_calls", *UNREAD_FIELDS})
+CHOICE_FIELDS = frozenset({"index", "message", "delta", "logprobs", "finish_reason"})
+FINISH_REASONS = frozenset({"stop", "length", "tool_calls", "content_filter", "function_call"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +40,7 @@ class ChoiceShape:
     index: int
     message: Mapping[str, Any] | None
     reason: str | None = None
+    unknown: tuple[str, ...] = ()  # reasons: fields of the choice that are never sent
 
 
 def choice_shapes(completion: Mapping[str, Any]) -> tuple[ChoiceShape, ...]:
@@ -44,16 +51,40 @@ def choice_shapes(completion: Mapping[str, Any]) -> tuple[ChoiceShape, ...]:
     return tuple(_shape(position, choice) for position, choice in enumerate(choices))
 
 
+def strict_index(value: object) -> int | None:
+    """A choice's ``index`` when it is a non-negative integer (not ``1.0``, ``"1"``, ``true``)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    return None
+
+
+def present(value: object) -> bool:
+    """A field carries something (``null``, ``""``, ``[]`` and ``{}`` carry nothing)."""
+    return value is not None and value != "" and value != [] and value != {}
+
+
+def unknown_fields(kind: str, value: Mapping[str, Any], known: frozenset[str]) -> list[str]:
+    """A reason for each field of ``value`` that the proxy does not understand and that carries
+    something: it is never sent, and the answer is not ``verified``."""
+    return [
+        f"{kind} field {str(k)[:40]!r} is not understood"
+        for k, v in value.items()
+        if k not in known and present(v)
+    ]
+
+
 def _shape(position: int, choice: object) -> ChoiceShape:
     if not isinstance(choice, Mapping):
         return ChoiceShape(position, None, f"choice {position} is not an object")
-    index = choice.get("index", position)
-    if not isinstance(index, int) or isinstance(index, bool):
-        index = position
+    index = strict_index(choice.get("index", position))
+    if index is None:
+        return ChoiceShape(position, None, f"the index of choice {position} is not an integer")
     message = choice.get("message")
     if not isinstance(message, Mapping):
         return ChoiceShape(index, None, f"the message of choice {index} is not an object")
-    return ChoiceShape(index, message)
+    return ChoiceShape(
+        index, message, unknown=tuple(unknown_fields("choice", choice, CHOICE_FIELDS))
+    )
 
 
 def content_text(content: object) -> tuple[str, tuple[str, ...], bool]:
@@ -93,3 +124,60 @@ def asks_for_json(body: Mapping[str, Any]) -> bool:
     # function; this is my reconstruction from its use in service.py -- please check it.
     fmt = body.get("response_format")
     return isinstance(fmt, Mapping) and fmt.get("type") in JSON_FORMATS
+
+
+@dataclass(frozen=True, slots=True)
+class StreamedChoice:
+    """One entry of a stream chunk's ``choices``, read strictly. ``index`` is None when it is
+    not a non-negative integer (then nothing of the entry is read); ``reasons`` say what of it
+    cannot be verified; ``unread`` holds the fields understood but not verified."""
+
+    index: int | None
+    text: str = ""
+    role: bool = False
+    tool_calls: tuple[Mapping[str, Any], ...] = ()
+    logprobs: object = None
+    finish: str | None = None
+    unread: tuple[tuple[str, Any], ...] = ()
+    reasons: tuple[str, ...] = ()
+
+
+def streamed_choices(data: Mapping[str, Any]) -> tuple[StreamedChoice, ...]:
+    """The entries of a chunk's ``choices`` (none when it has no list of them)."""
+    choices = data.get("choices")
+    return tuple(_streamed(c) for c in choices) if isinstance(choices, list) else ()
+
+
+def _streamed(choice: object) -> StreamedChoice:
+    if not isinstance(choice, Mapping):
+        return StreamedChoice(None, reasons=("a streamed choice is not an object",))
+    index = strict_index(choice.get("index"))
+    if index is None:
+        return StreamedChoice(None, reasons=("a streamed choice's index is not an integer",))
+    reasons = unknown_fields("choice", choice, CHOICE_FIELDS - {"message"})
+    delta = choice.get("delta")
+    if delta is None:
+        delta = {}
+    if not isinstance(delta, Mapping):
+        return StreamedChoice(index, reasons=(*reasons, "a streamed delta is not an object"))
+    text, parts, _ = content_text(delta.get("content"))
+    calls = delta.get("tool_calls")
+    unread = tuple((k, delta[k]) for k in UNREAD_FIELDS if present(delta.get(k)))
+    finish = choice.get("finish_reason")
+    return StreamedChoice(
+        index,
+        text,
+        role=present(delta.get("role")),
+        tool_calls=tuple(c for c in calls if isinstance(c, Mapping))
+        if isinstance(calls, list)
+        else (),
+        logprobs=choice.get("logprobs"),
+        finish=finish if isinstance(finish, str) else None,
+        unread=unread,
+        reasons=(
+            *reasons,
+            *parts,
+            *(UNREAD_FIELDS[k] for k, _ in unread),
+            *unknown_fields("delta", delta, ANSWER_FIELDS),
+        ),
+    )

@@ -9,9 +9,15 @@ cancelled. The blocked sentence itself was already delivered, and with a fast up
 be more: the report therefore says ``flagged`` with ``delivered_before_block: true``, never
 ``blocked``. Text already streamed cannot be taken back: ``redact`` is recorded, not enforced.
 
-``gate``: content is held and each sentence is released only once it is verified and allowed;
-a redacted sentence is replaced by the policy's message, a blocked one never reaches the
-client. The role and other non-answer chunks pass at once.
+``gate``: nothing of the upstream's chunks is forwarded. Choice 0 is read strictly
+(:func:`~proxy.verification.shapes.streamed_choices`) and every chunk the client gets is
+rendered (:mod:`proxy.verification.render`): the role at once; each sentence only once it is
+verified and allowed (a redacted sentence is replaced by the policy's message, a blocked one
+never reaches the client); fields understood but not verified (a refusal, reasoning, a legacy
+function call) at the end, unless the answer is withheld; the finish reason and usage counts
+last. An entry whose index is not an integer, a field the proxy does not understand, or a
+shape it cannot read is never sent, and makes the answer ``unverified``: the policy's
+``on_verifier_error`` decides (``closed``: blocked).
 
 Tool calls and a JSON answer (``response_format``) cannot be judged until they are complete:
 their fragments are collected, and their string values are verified when the upstream is done
@@ -30,32 +36,35 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from proxy.errors import ProxyError
 from proxy.streaming import StreamChunk
-from proxy.verification.answers import AnswerTexts, answer_texts, redact_message
+from proxy.verification import render
+from proxy.verification.answers import (
+    AnswerTexts,
+    Unverifiable,
+    UnverifiedReason,
+    answer_texts,
+    redact_message,
+)
 from proxy.verification.chunks import (
+    KEEP_ALIVE,
     content_chunk,
-    delta_content,
+    delta_chunk,
     finish_chunk,
     report_chunk,
+    role_chunk,
     sentence_chunk,
     split_tail,
     template_of,
-    tool_call_deltas,
     tool_calls_chunk,
     with_finish,
-    without_fields,
 )
-from proxy.verification.logprobs import (
-    TokenLog,
-    first_logprobs,
-    with_token_entries,
-    without_logprobs,
-)
+from proxy.verification.logprobs import TokenLog, with_token_entries
 from proxy.verification.session import Outcome, VerificationSession
+from proxy.verification.shapes import streamed_choices
 from verifiers import Action, ResponseReport, SentenceAnnotation
 
 CONTENT_FILTER = "content_filter"
@@ -75,24 +84,48 @@ def failure_reason(exc: ProxyError) -> str:
 
 
 class _Held:
-    """What waits for the end of the upstream stream: the fragments of tool calls and of a JSON
-    answer (verified whole), and the upstream's finish and usage chunks."""
+    """What is read of choice 0 and waits for the end of the upstream stream: the fragments of
+    tool calls and of a JSON answer (verified whole), the fields understood but not verified,
+    what could not be read, and the upstream's finish and usage."""
 
     def __init__(self, shape: StreamShape) -> None:
         self.shape = shape
         self.json = ""
         self.calls: dict[int, dict[str, Any]] = {}
-        self.tail: list[dict[str, Any]] = []
+        self.unread: dict[str, list[Any]] = {}
+        self.reasons: list[str] = []
+        self.role = False
+        self.finish_reason: str | None = None
+        self.usage: dict[str, Any] | None = None
+        self.tail: list[dict[str, Any]] = []  # annotate mode: the upstream's own closing chunks
+
+    def read(self, data: Mapping[str, Any]) -> list[tuple[str, object]]:
+        """Read a chunk strictly: the text deltas of choice 0 (for the sentence stream), each
+        with its logprobs. Every other entry here has an index that is not an integer (those
+        with one were taken out by :mod:`proxy.verification.choices`): it is not read."""
+        out: list[tuple[str, object]] = []
+        for choice in streamed_choices(data):
+            self.reasons.extend(choice.reasons)
+            if choice.index != 0:
+                continue
+            self.role = self.role or choice.role
+            text = choice.text
+            if self.shape.json_content:
+                self.json += text
+                text = ""
+            for fragment in choice.tool_calls:
+                self._add_call(fragment)
+            for name, value in choice.unread:
+                self.unread.setdefault(name, []).append(value)
+            self.finish_reason = choice.finish or self.finish_reason
+            out.append((text, choice.logprobs))
+        self.usage = render.usage(data.get("usage")) or self.usage
+        return out
 
     def collect(self, data: Mapping[str, Any]) -> tuple[str, dict[str, Any] | None]:
-        """Take the structured fragments and the tail of a chunk; returns the chunk's text
-        delta (for the sentence stream) and what of the chunk may go on at once."""
-        delta = delta_content(data)
-        if self.shape.json_content:
-            self.json += delta
-            delta = ""
-        for fragment in tool_call_deltas(data):
-            self._add_call(fragment)
+        """Annotate mode: read the chunk and hold its tail; returns the chunk's text delta and
+        what of the chunk goes on at once (annotate delivers as it streams)."""
+        delta = "".join(text for text, _ in self.read(data))
         now, held = split_tail(data)
         if held is not None:
             self.tail.append(held)
@@ -126,12 +159,32 @@ class _Held:
         return {"content": self.json or None, "tool_calls": calls}
 
     def texts(self) -> AnswerTexts | None:
+        gaps = tuple(
+            Unverifiable(UnverifiedReason.UNSUPPORTED_SHAPE, r) for r in dict.fromkeys(self.reasons)
+        )
         if not self.json and not self.calls:
-            return None
-        return answer_texts(self.message, json_content=self.shape.json_content)
+            return AnswerTexts(unverifiable=gaps) if gaps else None
+        texts = answer_texts(self.message, json_content=self.shape.json_content)
+        return replace(texts, unverifiable=(*texts.unverifiable, *gaps))
+
+    def unread_delta(self) -> dict[str, Any]:
+        """The fields understood but not verified, whole (gate mode sends them only when the
+        answer is not withheld)."""
+        joined: dict[str, Any] = {}
+        for name in ("refusal", "reasoning_content"):
+            values = self.unread.get(name, [])
+            joined[name] = "".join(v for v in values if isinstance(v, str))
+        call = {"name": "", "arguments": ""}
+        for fragment in self.unread.get("function_call", []):
+            for key in call:
+                if isinstance(fragment, Mapping) and isinstance(fragment.get(key), str):
+                    call[key] += fragment[key]
+        if any(call.values()):
+            joined["function_call"] = call
+        return render.unread_fields(joined)
 
     def finish(self, template: Mapping[str, Any], outcome: Outcome) -> list[StreamChunk]:
-        """The held finish and usage chunks; a block says ``content_filter``."""
+        """Annotate mode: the held finish and usage chunks; a block says ``content_filter``."""
         blocked = outcome.decision.enforced_action is Action.BLOCK
         out = [
             StreamChunk.from_data(with_finish(t, CONTENT_FILTER) if blocked else t)
@@ -139,6 +192,13 @@ class _Held:
         ]
         if blocked and not any(t.get("choices") for t in self.tail):
             out.insert(0, finish_chunk(template, CONTENT_FILTER))
+        return out
+
+    def rendered_finish(self, template: Mapping[str, Any]) -> list[StreamChunk]:
+        """Gate mode: the finish chunk and the usage chunk, rendered."""
+        out = [finish_chunk(template, render.finish_reason(self.finish_reason))]
+        if self.usage is not None:
+            out.append(StreamChunk.from_data({**template, "choices": [], "usage": self.usage}))
         return out
 
 
@@ -202,6 +262,8 @@ async def gate_stream(
     shape: StreamShape,
     finished: Finished,
 ) -> AsyncIterator[StreamChunk]:
+    """Nothing of the upstream's chunks is forwarded: every chunk is rendered from what was
+    read strictly and verified (the allowlist of :mod:`proxy.verification.render`)."""
     template: dict[str, Any] = {}
     gate = _Gate(session)
     held = _Held(shape)
@@ -210,18 +272,17 @@ async def gate_stream(
         async for chunk in chunks:
             data = chunk.data
             if data is None:
-                yield chunk
+                yield KEEP_ALIVE  # an upstream comment: its words are not the proxy's to send
                 continue
             if not template:
                 template = template_of(data)
-            delta, now = held.collect(data)
-            # Logprobs spell the text: they wait with it (and never leave with withheld text).
-            held_now = without_logprobs(now) if now is not None else None
-            rest = without_fields(held_now, ("content", "tool_calls")) if held_now else None
-            if rest is not None:
-                yield StreamChunk.from_data(rest)
-            gate.extend(delta, first_logprobs(data))
-            for sentence in await session.feed(delta):
+            had_role = held.role
+            deltas = held.read(data)
+            if held.role and not had_role:
+                yield role_chunk(template)
+            for delta, logprobs in deltas:
+                gate.extend(delta, logprobs)
+            for sentence in await session.feed("".join(d for d, _ in deltas)):
                 if session.enforced(sentence) is Action.BLOCK:
                     outcome = session.stop()
                     for out in gate.blocked(template, outcome, [sentence], shape):
@@ -241,13 +302,15 @@ async def gate_stream(
         tail = gate.remainder(template)
         if tail is not None:
             yield tail
-        if structured is not None:
+        if structured is not None and (held.json or held.calls):
             for out in _release_structured(
                 template, session, gate, held, structured, rest_sentences
             ):
                 yield out
+        if unread := held.unread_delta():
+            yield delta_chunk(template, unread)
         yield report_chunk(template, session.client_report(outcome.report, gate.shown))
-        for out in held.finish(template, outcome):
+        for out in held.rendered_finish(template):
             yield out
     except ProxyError as exc:
         outcome = outcome or session.stop(failure_reason(exc))
@@ -303,11 +366,12 @@ class _Gate:
         gap = self.answer[self._released : s.start]  # usually the space between sentences
         if self._session.enforced(s) is Action.REDACT:
             text = gap + (self._session.message_for(s) or "")
-            tokens = self._tokens.take(self._released, s.start)
+            tokens = self._tokens.release(s.start)
+            self._tokens.withhold(s.end)
             s = self._session.withhold(s)
         else:
             text = gap + self.answer[s.start : s.end]
-            tokens = self._tokens.take(self._released, s.end)
+            tokens = self._tokens.release(s.end)
             self.shown.add(s.index)
         self._released = s.end
         out = [with_token_entries(content_chunk(template, text), tokens)] if text else []
@@ -331,7 +395,7 @@ class _Gate:
     def remainder(self, template: Mapping[str, Any]) -> StreamChunk | None:
         """The text after the last sentence (it holds none), with its logprobs."""
         rest = self.answer[self._released :]
-        tokens = self._tokens.take(self._released, len(self.answer))
+        tokens = self._tokens.release(len(self.answer))
         self._released = len(self.answer)
         return with_token_entries(content_chunk(template, rest), tokens) if rest else None
 

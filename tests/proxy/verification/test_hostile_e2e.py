@@ -1,0 +1,183 @@
+"""A hostile upstream against the gate (issue 26): the emulator answers in the shapes of
+:mod:`proxy.testing.hostile`, the real proxy runs the bundled verifier under the shipped
+``clinical-strict`` policy (gate, redact fabricated citations, ``on_verifier_error: closed``),
+and the real openai SDK reads the answer. Every byte the client received is searched for the
+words of the sentence that cites a fabricated PMID, and the answer is never reported
+``verified``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import openai
+import pytest
+
+from proxy.testing import hostile
+from proxy.testing.server_thread import RunningEmulator, RunningProxy
+from tests.conftest import ProxyFactory, sdk_client
+from tests.proxy.ibuprofen import DOCUMENTS, QUESTION, SUPPORTED, VERIFICATION
+
+WORD = "ZEBRAQUUX"
+FAKE_PMID = "99999999"
+FABRICATED = f"Ibuprofen also halves the rate of {WORD} infection [PMID:{FAKE_PMID}]."
+ANSWER = f"{SUPPORTED} {FABRICATED}"
+
+
+@pytest.fixture
+def gate(proxy_factory: ProxyFactory, emulator: RunningEmulator, tmp_path: Path) -> RunningProxy:
+    emulator.emulator.reply = ANSWER
+    return proxy_factory(
+        {"verification": VERIFICATION, "audit": {"jsonl": str(tmp_path / "audit.jsonl")}}
+    )
+
+
+def _options(policy: str = "clinical-strict") -> dict[str, Any]:
+    return {"veriproxy": {"documents": DOCUMENTS, "policy": policy}}
+
+
+def _audit(proxy: RunningProxy) -> list[dict[str, Any]]:
+    path = Path(proxy.settings.audit.jsonl or "")
+    return [json.loads(line)["record"] for line in path.read_text().splitlines()]
+
+
+def _leaks(received: bytes) -> list[str]:
+    text = received.decode("utf-8", "replace").lower()
+    return [w for w in (WORD.lower(), FAKE_PMID) if w in text]
+
+
+def _chat(proxy: RunningProxy, shape: str, *, stream: bool, **extra: Any) -> tuple[bytes, str]:
+    """The bytes the SDK received and the ``x-veriproxy-status`` it saw (the report chunk's
+    status when streamed: the header is sent before verification ends)."""
+    client = sdk_client(proxy.base_url)
+    raw = client.chat.completions.with_raw_response.create(
+        model=f"emu-hostile-{shape}",
+        messages=QUESTION,  # type: ignore[arg-type]
+        stream=stream,
+        extra_body=_options(),
+        **extra,
+    )
+    received = raw.http_response.read()
+    if not stream:
+        parsed = raw.parse()
+        report = (parsed.model_extra or {})["verification"]
+        assert raw.headers["x-veriproxy-status"] == report["status"]
+        return received, report["status"]
+    reports = [
+        (chunk.model_extra or {})["verification"]
+        for chunk in raw.parse()
+        if (chunk.model_extra or {}).get("verification", {}).get("type") == "report"
+    ]
+    return received, next(r["status"] for r in reports if r.get("choice", 0) == 0)
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+@pytest.mark.parametrize("shape", hostile.CHAT)
+def test_gate_sends_nothing_withheld_in_any_chat_shape(
+    gate: RunningProxy, shape: str, stream: bool
+) -> None:
+    extra: dict[str, Any] = {}
+    if shape == "token-lead":
+        extra = {"logprobs": True, "top_logprobs": 1}
+    if shape == "duplicate-keys":
+        extra = {"response_format": {"type": "json_object"}}
+    received, status = _chat(gate, shape, stream=stream, **extra)
+    assert _leaks(received) == [], received.decode()
+    assert status != "verified"
+    assert all(r["status"] != "verified" for r in _audit(gate))
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+@pytest.mark.parametrize("shape", ["reasoning", "refusal", "function-call", "choice-text"])
+def test_annotate_never_reports_an_unread_field_verified(
+    proxy_factory: ProxyFactory, emulator: RunningEmulator, shape: str, stream: bool
+) -> None:
+    """Annotate mode delivers as it streams; what it could not read is still not ``verified``."""
+    emulator.emulator.reply = SUPPORTED
+    proxy = proxy_factory({"verification": VERIFICATION})
+    client = sdk_client(proxy.base_url)
+    raw = client.chat.completions.with_raw_response.create(
+        model=f"emu-hostile-{shape}",
+        messages=QUESTION,  # type: ignore[arg-type]
+        stream=stream,
+        extra_body=_options("default"),
+    )
+    raw.http_response.read()
+    if stream:
+        chunks = [(c.model_extra or {}).get("verification") for c in raw.parse()]
+        [report] = [v for v in chunks if v and v.get("type") == "report"]
+    else:
+        report = (raw.parse().model_extra or {})["verification"]
+    assert report["status"] != "verified"
+    assert report["error"]
+
+
+def test_redacted_sentence_loses_its_tokens_and_citations(gate: RunningProxy) -> None:
+    """The first token of a redacted sentence begins with a space, in the gap before it."""
+    client = sdk_client(gate.base_url)
+    completion = client.chat.completions.create(
+        model="emu-hostile-token-lead",
+        messages=QUESTION,  # type: ignore[arg-type]
+        logprobs=True,
+        top_logprobs=1,
+        extra_body=_options(),
+    )
+    report = (completion.model_extra or {})["verification"]
+    assert report["status"] == "redacted"
+    [withheld] = [s for s in report["sentences"] if s["withheld"]]
+    assert withheld["citations"] == []
+    [choice] = completion.choices
+    assert choice.logprobs is not None and choice.logprobs.content
+    shown = "".join(t.token for t in choice.logprobs.content)
+    assert shown and SUPPORTED.startswith(shown.rstrip())
+
+
+# -- legacy completions and the Responses API ----------------------------------------------
+
+
+@pytest.mark.parametrize("n", [2.0, "2"])
+def test_completions_n_must_be_an_integer(gate: RunningProxy, n: object) -> None:
+    client = sdk_client(gate.base_url)
+    with pytest.raises(openai.BadRequestError) as caught:
+        client.completions.create(
+            model="emu-hostile-two-choices", prompt="q", extra_body={**_options(), "n": n}
+        )
+    assert _leaks(caught.value.response.content) == []
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+@pytest.mark.parametrize("extra", [{"echo": True}, {"prompt": ["q", "r"]}, {}], ids=str)
+def test_completions_under_a_closed_policy_never_pass_unverified(
+    gate: RunningProxy, extra: dict[str, Any], stream: bool
+) -> None:
+    """What the gate cannot verify (echo, a batch prompt, a second choice) never reaches the
+    client under ``on_verifier_error: closed``, and it is audited."""
+    client = sdk_client(gate.base_url)
+    raw = client.completions.with_raw_response.create(
+        model="emu-hostile-two-choices",
+        prompt="q",
+        stream=stream,
+        extra_body={**_options(), **extra},
+    )
+    received = raw.http_response.read()
+    assert _leaks(received) == [], received.decode()
+    assert [r["status"] for r in _audit(gate)] != [] and all(
+        r["status"] != "verified" for r in _audit(gate)
+    )
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+@pytest.mark.parametrize("shape", hostile.RESPONSES)
+def test_responses_send_nothing_withheld(gate: RunningProxy, shape: str, stream: bool) -> None:
+    client = sdk_client(gate.base_url)
+    raw = client.responses.with_raw_response.create(
+        model=f"emu-hostile-{shape}", input="q", stream=stream, extra_body=_options()
+    )
+    received = raw.http_response.read()
+    assert _leaks(received) == [], received.decode()
+    records = _audit(gate)
+    assert records and all(r["status"] != "verified" for r in records)
+    if stream:
+        events = list(raw.parse())
+        assert events[-1].type != "response.completed" or shape not in ("failed", "truncated")
