@@ -23,6 +23,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "serve",
     "eval",
     "audit",
+    "review",
     "check",
     "policy",
     "train_nli",

@@ -41,7 +41,7 @@ class Sampler:
             rate = settings.rate(sentence.verdict.value)
             if sentence.action is not Action.ANNOTATE:
                 reason, inclusion = "action", 1.0
-            elif _needs_review(sentence):
+            elif sentence.needs_review:
                 reason, inclusion = "needs_review", 1.0
             else:
                 inclusion = rate + response_rate - rate * response_rate
@@ -55,11 +55,6 @@ class Sampler:
                 )
             )
         return items
-
-
-def _needs_review(sentence: SentenceAnnotation) -> bool:
-    """The verifier's own request for a human look (selective verification)."""
-    return False
 
 
 def _item(

@@ -14,6 +14,7 @@ from proxy.routes import (
     policies,
     reports,
     review,
+    review_queue,
     ui,
     verify,
 )
@@ -25,6 +26,7 @@ def routes() -> list[Route]:
         *dialects.ROUTES,
         *reports.ROUTES,
         *review.ROUTES,
+        *review_queue.ROUTES,
         *models.ROUTES,
         *health.ROUTES,
         *metrics.ROUTES,

@@ -26,6 +26,7 @@ from proxy.cli.demo import Replay, demo_config, load_recorded
 from proxy.config import Settings, settings_from_mapping
 from proxy.testing.emulator import Emulator
 from proxy.testing.server_thread import RunningProxy, ServerThread
+from tests.proxy.postgres_helpers import private_schema
 from tests.verifiers.judge.scripted import judge_reply
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -125,6 +126,48 @@ def reviewed_proxy(
     with ServerThread(app) as server:
         proxy = RunningProxy(app, settings, server.url)
         yield ReviewedProxy(proxy, keys[0][0], keys[1][0], keys[2][0], audit)
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewStack:
+    """The demo stack behind proxy keys with the review queue on, its store in PostgreSQL."""
+
+    proxy: RunningProxy
+    first: str  # tenant "clinic", reviewer
+    second: str  # tenant "clinic", reviewer
+    caller: str  # tenant "clinic", no role
+    audit: Path
+    store: str  # the review store's URL
+
+
+# Every supported sentence and every sentence a policy acted on; no other.
+REVIEW_RATES = {"default_rate": 0.0, "rates": {"supported": 1.0}, "verified_response_rate": 1.0}
+
+
+@pytest.fixture(scope="module")
+def review_stack(
+    demo_upstream: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ReviewStack]:
+    root = tmp_path_factory.mktemp("review")
+    store = FileKeyStore(root / "keys.json")
+    keys = [
+        new_key("clinic", roles=(REVIEWER,)),
+        new_key("clinic", roles=(REVIEWER,)),
+        new_key("clinic"),
+    ]
+    for _, record in keys:
+        asyncio.run(store.put(record))
+    audit = root / "audit.jsonl"
+    with private_schema() as url:
+        app, settings = _demo_stack(
+            demo_upstream,
+            auth={"store": str(root / "keys.json")},
+            audit={"jsonl": str(audit), "include_text": True},
+            review={"enabled": True, "store": url, **REVIEW_RATES},
+        )
+        with ServerThread(app) as server:
+            proxy = RunningProxy(app, settings, server.url)
+            yield ReviewStack(proxy, keys[0][0], keys[1][0], keys[2][0], audit, url)
 
 
 @pytest.fixture(scope="module")

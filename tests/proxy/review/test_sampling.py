@@ -45,6 +45,15 @@ def test_policy_actions_always_enter_and_nothing_else_at_rate_zero() -> None:
     assert found[0].response_status == "redacted" and found[0].rules_fired == ()
 
 
+def test_sentences_the_verifier_cannot_vouch_for_always_enter() -> None:
+    settings = _settings(default_rate=0.0, verified_response_rate=0.0)
+    unsure = replace(sentence(1, Verdict.SUPPORTED), needs_review=True)
+    found = Sampler(settings).select(report((sentence(0, Verdict.SUPPORTED), unsure)), CTX, 0.0)
+    assert [(x.sentence, x.reason, x.inclusion, x.needs_review) for x in found] == [
+        (1, "needs_review", 1.0, True)
+    ]
+
+
 def test_nothing_is_sampled_when_off_for_another_tenant_or_unverified() -> None:
     flagged = report((sentence(0, Verdict.UNSUPPORTED, action=Action.FLAG),))
     assert Sampler(ReviewSettings()).select(flagged, CTX, 0.0) == []

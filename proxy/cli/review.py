@@ -1,0 +1,124 @@
+"""``veriproxy review report|export``: what reviewers' labels say about the verifier on live
+traffic. The store is ``--store`` (a SQLAlchemy URL), else ``review.store`` from the
+configuration (``--config``/``VERIPROXY_CONFIG``/``VERIPROXY_REVIEW__STORE``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from proxy.cli._parser import CliError
+
+if TYPE_CHECKING:
+    from proxy.review.estimate import Estimate
+    from proxy.review.report import Report, Section
+    from proxy.review.store import Labelled
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser("review", help="precision measured by reviewers; labelled data")
+    parser.add_argument("--store", help="review store URL (default: review.store)")
+    parser.add_argument("--config", help="configuration file that names review.store")
+    actions = parser.add_subparsers(dest="review_command", required=True, metavar="ACTION")
+    report = actions.add_parser(
+        "report", help="precision and recall per verdict with 95%% intervals, confusion matrix"
+    )
+    report.add_argument("--by", choices=("model", "tenant"), help="also per model or tenant")
+    report.add_argument("--json", action="store_true", help="machine-readable output")
+    report.set_defaults(func=_report, parser=report)
+    export = actions.add_parser("export", help="labelled (evidence span, sentence, verdict) rows")
+    export.add_argument("--out", type=Path, required=True, help="JSONL file to write")
+    export.set_defaults(func=_export, parser=export)
+
+
+def _labelled(args: argparse.Namespace) -> list[Labelled]:
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from proxy.config import ConfigError, load_settings
+    from proxy.review.store import open_store
+
+    url = args.store
+    if url is None:
+        try:
+            url = load_settings(args.config).review.store
+        except ConfigError as exc:
+            raise CliError(str(exc)) from None
+    try:
+        store = open_store(url)
+        try:
+            return store.labelled()
+        finally:
+            store.close()
+    except (SQLAlchemyError, ValueError) as exc:
+        raise CliError(f"cannot read the review store: {type(exc).__name__}") from None
+
+
+def _report(args: argparse.Namespace) -> int:
+    from proxy.review.report import build_report
+
+    report = build_report(_labelled(args), args.by)
+    if args.json:
+        json.dump(_as_json(report), sys.stdout, indent=2)
+        print()
+    else:
+        _print(report, sys.stdout)
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from proxy.review.report import export_rows
+
+    rows = export_rows(_labelled(args))
+    with args.out.open("w", encoding="utf-8") as out:
+        for row in rows:
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+    print(f"{len(rows)} labelled items written to {args.out}")
+    return 0
+
+
+def _as_json(report: Report) -> dict[str, Any]:
+    return {
+        "overall": asdict(report.overall),
+        "groups": [asdict(s) for s in report.groups],
+        "confusion": [
+            {"predicted": p, "truth": t, "reviewed": n, "estimated": w}
+            for (p, t), (n, w) in sorted(report.confusion.items())
+        ],
+        "agreement": asdict(report.agreement),
+    }
+
+
+def _fmt(e: Estimate | None) -> str:
+    if e is None:
+        return "-"
+    return f"{e.value:.3f} [{e.lower:.3f}, {e.upper:.3f}] n={e.n}"
+
+
+def _section(section: Section, out: TextIO) -> None:
+    print(f"== {section.name}: {section.reviewed} sentences reviewed", file=out)
+    print(f"verified responses, precision: {_fmt(section.verified_responses)}", file=out)
+    print(f"{'verdict':<22}{'precision [95% CI]':<34}recall [95% CI]", file=out)
+    for row in section.verdicts:
+        print(f"{row.verdict:<22}{_fmt(row.precision):<34}{_fmt(row.recall)}", file=out)
+
+
+def _print(report: Report, out: TextIO) -> None:
+    if report.overall.reviewed == 0:
+        print("no labelled items yet", file=out)
+        return
+    _section(report.overall, out)
+    for section in report.groups:
+        print(file=out)
+        _section(section, out)
+    print("\nconfusion (verifier -> reviewers): reviewed / estimated in traffic", file=out)
+    for (predicted, truth), (n, weight) in sorted(report.confusion.items()):
+        print(f"  {predicted:<20} -> {truth:<20} {n:>6} / {weight:,.0f}", file=out)
+    a = report.agreement
+    kappa = "-" if a.kappa is None else f"{a.kappa:.2f}"
+    print(
+        f"\ntwo reviewers agreed on {a.agreed} of {a.items} items (Cohen's kappa {kappa})", file=out
+    )
