@@ -335,6 +335,89 @@ def quality(grid: Layout) -> None:
     )
 
 
+def measured_precision(scope: str, bound: str) -> str:
+    """One of the review queue's estimates; ``max`` across workers and replicas, which read the
+    same store."""
+    return f'max(veriproxy_review_precision{{scope="{scope}", bound="{bound}"}})'
+
+
+def measured_accuracy(grid: Layout) -> None:
+    """Reviewers' labels on sampled live traffic (proxy/review): how often the verdicts above
+    are right. Over all models and tenants (``veriproxy review report --by`` splits them)."""
+    grid.row("Measured accuracy")
+    floor = "max(veriproxy_review_precision_floor)"
+    scopes = (
+        ("verified_responses", "Verified responses"),
+        ("supported_sentences", "Supported sentences"),
+    )
+    for scope, name in scopes:
+        grid.add(
+            stat(
+                f"{name}: measured precision",
+                f"Share that reviewers confirmed, weighted back to all traffic ({scope}).",
+                measured_precision(scope, "estimate"),
+                "percentunit",
+                steps(("red", None), ("orange", 0.8), ("green", 0.9)),
+            ),
+            4,
+            4,
+        )
+        grid.add(
+            stat(
+                f"{name}: 95% lower bound",
+                "Lower bound of the 95% Wilson interval; the alert compares it with "
+                "review.precision_floor.",
+                measured_precision(scope, "lower"),
+                "percentunit",
+                steps(("red", None), ("orange", 0.8), ("green", 0.9)),
+            ),
+            4,
+            4,
+        )
+    grid.add(
+        stat(
+            "Reviewed",
+            "Verified responses reviewed whole (every sentence labelled).",
+            'max(veriproxy_review_reviewed{scope="verified_responses"})',
+            "short",
+            None,
+        ),
+        4,
+        4,
+    )
+    grid.add(stat("Precision floor", "review.precision_floor.", floor, "percentunit", None), 4, 4)
+    grid.add(
+        timeseries(
+            "Measured precision with its 95% interval",
+            "Estimate and Wilson bounds per scope, recomputed after every label.",
+            [
+                (
+                    f'max by (bound) (veriproxy_review_precision{{scope="{scope}"}})',
+                    f"{name} {{{{bound}}}}",
+                )
+                for scope, name in scopes
+            ]
+            + [(floor, "floor")],
+            "percentunit",
+        ),
+        12,
+        8,
+    )
+    grid.add(
+        zero_when_empty(
+            timeseries(
+                "Sentences sent to review / s",
+                "By why: a policy acted, the verifier asked (needs_review), drawn at its "
+                "verdict's rate, or its whole verified response drawn.",
+                [(summed("reason", "veriproxy_review_sampled_total"), "{{reason}}")],
+                stacked=True,
+            )
+        ),
+        12,
+        8,
+    )
+
+
 def outcomes(grid: Layout) -> None:
     grid.row("Policy outcomes")
     grid.add(
@@ -671,7 +754,7 @@ def label_variable(label: str) -> Json:
 
 def dashboard() -> Json:
     grid = Layout()
-    for section in (overview, quality, outcomes, latency, dependencies, judge):
+    for section in (overview, quality, measured_accuracy, outcomes, latency, dependencies, judge):
         section(grid)
     return {
         "uid": UID,
