@@ -76,9 +76,6 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8080
 DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 DEFAULT_DRAIN_SECONDS = 30.0
-# Where the file keeps the judge cascade's section, and where Settings holds it.
-_ESCALATE_IN_FILE = ("verification", "verifier", "escalate")
-_ESCALATE_HELD = ("verification", "escalate")
 # pydantic's messages for a dataclass, in the words a config file's reader knows.
 _MESSAGES = {
     "unexpected_keyword_argument": "Extra inputs are not permitted",
@@ -168,9 +165,8 @@ def settings_from_mapping(raw: Mapping[str, Any], environ: Mapping[str, str]) ->
     """Validate an already-merged mapping (what tests and embedders build by hand)."""
     from pydantic import ValidationError
 
-    raw, escalates = _lift_escalate(raw)
     try:
-        settings = _schema(escalates).validate_python(raw)
+        settings = _schema(_configures_verifier(raw)).validate_python(raw)
     except ValidationError as exc:
         raise ConfigError(_describe(exc)) from None
     return replace(
@@ -188,42 +184,30 @@ def settings_from_mapping(raw: Mapping[str, Any], environ: Mapping[str, str]) ->
 
 
 @cache
-def _schema(escalates: bool) -> TypeAdapter[Settings]:
+def _schema(verifier: bool) -> TypeAdapter[Settings]:
     from pydantic import TypeAdapter
 
-    # VerificationSettings.escalate is annotated with this name; pydantic looks it up among
+    # VerificationSettings.verifier is annotated with this name; pydantic looks it up among
     # this frame's names when it builds the schema.
-    EscalationSettings = _escalation_type(escalates)  # noqa: F841
+    VerifierConfig = _verifier_type(verifier)  # noqa: F841
     return TypeAdapter(Settings)
 
 
-def _escalation_type(escalates: bool) -> type:
-    """What ``EscalationSettings`` stands for in the schema: the judge's settings, or, for a
-    file without escalate, None's type (the field can only be None), so that such a file is
-    read without loading the verifier (onnxruntime), which the judge's settings import."""
-    if not escalates:
+def _verifier_type(verifier: bool) -> type:
+    """What ``VerifierConfig`` stands for in the schema: the verifier's own declaration, or,
+    for a file without ``verification.verifier``, None's type (the field can only be None: the
+    shipped verifier), so that such a file is read without loading the verifier (onnxruntime),
+    which checking the section's components needs."""
+    if not verifier:
         return type(None)
-    from verifiers.judge.settings import EscalationSettings
+    from verifiers.config import VerifierConfig
 
-    return EscalationSettings
+    return VerifierConfig
 
 
-def _lift_escalate(raw: Mapping[str, Any]) -> tuple[Mapping[str, Any], bool]:
-    """The file keeps the judge cascade in ``verification.verifier.escalate``; the rest of
-    ``verifier`` goes to ``Verifier.from_config`` unread. Move it where Settings holds it, and
-    say whether there was one."""
+def _configures_verifier(raw: Mapping[str, Any]) -> bool:
     verification = raw.get("verification")
-    if not isinstance(verification, Mapping):
-        return raw, False
-    if "escalate" in verification:
-        unknown = _MESSAGES["unexpected_keyword_argument"]
-        raise ConfigError(f"config key verification.escalate: {unknown}")
-    verifier = verification.get("verifier")
-    if not isinstance(verifier, Mapping) or "escalate" not in verifier:
-        return raw, False
-    rest = {key: value for key, value in verifier.items() if key != "escalate"}
-    lifted = {**verification, "verifier": rest, "escalate": verifier["escalate"]}
-    return {**raw, "verification": lifted}, True
+    return isinstance(verification, Mapping) and verification.get("verifier") is not None
 
 
 def _read_key(upstream: UpstreamSettings, key: str, environ: Mapping[str, str]) -> UpstreamSettings:
@@ -284,8 +268,6 @@ def _describe(exc: ValidationError) -> str:
     for err in exc.errors():
         # Drop pydantic's union-branch markers so the key reads like the YAML path.
         path = tuple(str(p) for p in err["loc"] if not str(p).startswith("function-"))
-        if path[:2] == _ESCALATE_HELD:
-            path = _ESCALATE_IN_FILE + path[2:]
         message = _MESSAGES.get(err["type"], str(err["msg"]).removeprefix("Value error, "))
         lines.append(f"config key {'.'.join(path) or '(top level)'}: {message}")
     return "; ".join(lines)

@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
 
@@ -44,7 +44,7 @@ from verifiers.citations import parse_citations, strip_citations
 from verifiers.claims import ClaimSpan, Decomposer, create_decomposer, is_checkworthy
 from verifiers.harm import HarmScorer, get_harm_scorer
 from verifiers.nli._base import NLIBackend, NLIError, NLIPair, NLIScores
-from verifiers.nli.batching import BatchOptions, batched
+from verifiers.nli.batching import batched
 from verifiers.nli.decide import Decision, Thresholds, decide
 from verifiers.nli.registry import create_backend
 from verifiers.risk import (
@@ -64,6 +64,9 @@ from verifiers.segment import (
     without_surrogates,
 )
 from verifiers.windows import SentenceEncoder, Window, WindowSelector, evidence_sentences
+
+if TYPE_CHECKING:
+    from verifiers.config import VerifierConfig
 
 GLOBAL_WINDOWS = 3
 # Sentences judged per batch when ``verify`` runs against a deadline (checked between batches).
@@ -135,31 +138,24 @@ class Verifier:
         )
 
     @classmethod
-    def from_config(cls, config: Mapping[str, Any] | None = None) -> Verifier:
-        """Build from plain config, e.g. ``{"nli": {"name": "hf", "model": "..."},
-        "decomposer": {"name": "rules"}, "harm": {"name": "rules"},
-        "windows": {"per_abstract": 2, "max_windows": 6, "embed": false},
-        "checks": ["numbers", "negation", "direction", "entities", "quotes"],
-        "batching": {"max_wait_ms": 5, "max_pairs": 64, "fair_share": 16}}`` (``checks``:
-        the deterministic checks to run, by registered name; all built-in ones by default;
-        ``batching``: pool the NLI pairs of concurrent calls, :mod:`verifiers.nli.batching`,
-        off by default). An unknown name raises ``UnknownComponent`` (``NLIError`` for an NLI
-        backend)."""
-        config = config or {}
-        checks = get_checks(config.get("checks"))  # a misspelt name fails before the model loads
-        nli_options = dict(config.get("nli", {}))
-        decomposer_options = dict(config.get("decomposer", {}))
-        harm_options = dict(config.get("harm", {}))
-        window_options = dict(config.get("windows", {}))
-        backend = nli_options.pop("name", "bundled")
-        batching = BatchOptions.parse(config["batching"]) if "batching" in config else None
-        if batching is not None and backend in BATCH_SIZED_BACKENDS:
+    def from_config(cls, config: VerifierConfig | None = None) -> Verifier:
+        """Build from ``verification.verifier`` as :class:`~verifiers.config.VerifierConfig`
+        declares and checks it (``verifiers.config.verifier_config(mapping)`` validates a plain
+        mapping); None is the shipped verifier."""
+        from verifiers.config import VerifierConfig  # it names the judge's settings: a cycle
+
+        config = config or VerifierConfig()
+        checks = get_checks(config.checks)
+        nli_options = dict(config.nli.options)
+        batching = config.batching
+        if batching is not None and config.nli.name in BATCH_SIZED_BACKENDS:
             # The bundled model scores one pair per run unless told otherwise; pooled pairs
             # should run as the pooled batch.
             nli_options.setdefault("batch_size", batching.max_pairs)
-        nli = create_backend(backend, **nli_options)
+        nli = create_backend(config.nli.name, **nli_options)
         if batching is not None:
             nli = batched(nli, batching)
+        window_options = dict(config.windows.options)
         # Windows as long as the model was trained on (the bundled model says so in its config).
         sizes = getattr(getattr(nli, "config", None), "window_sizes", None)
         if sizes:
@@ -167,17 +163,15 @@ class Verifier:
         encoder: SentenceEncoder | None = None
         # Embedding every evidence sentence costs more than the NLI itself on a small CPU, so
         # the embedding rerank of windows is opt-in; lexical overlap alone is the default.
-        if window_options.pop("embed", False):
+        if config.windows.embed:
             from verifiers.embed import Encoder
 
             encoder = Encoder()
         return cls(
             nli,
-            decomposer=create_decomposer(
-                decomposer_options.pop("name", "rules"), **decomposer_options
-            ),
+            decomposer=create_decomposer(config.decomposer.name, **config.decomposer.options),
             selector=WindowSelector(encoder, **window_options),
-            harm=get_harm_scorer(harm_options.pop("name", "rules"), **harm_options),
+            harm=get_harm_scorer(config.harm.name, **config.harm.options),
             checks=checks,
         )
 

@@ -97,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
     from policies import apply_policy
     from verifiers import NLIError, Verifier
 
+    from verifiers.config import verifier_config
     answer = read_answer(args.answer)
     policy = load_policy(args.policy)
     evidence = load_evidence(args.evidence) if args.evidence else lookup_pmids(args)
@@ -104,7 +105,9 @@ def run(args: argparse.Namespace) -> int:
     if args.nli_model:
         nli["model"] = args.nli_model
     try:
-        verifier = Verifier.from_config({"nli": nli, "windows": {"embed": args.embed}})
+        verifier = Verifier.from_config(
+            verifier_config({"nli": nli, "windows": {"embed": args.embed}})
+        )
     except NLIError as exc:
         raise CliError(f"cannot load the NLI backend: {exc}") from exc
     report = apply_policy(policy, verifier.verify(answer, evidence))

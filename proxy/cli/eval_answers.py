@@ -36,6 +36,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from verifiers.config import verifier_config
     from verifiers.engine import Verifier
     from verifiers.eval.answers import PERTURBATIONS, evaluate, load_items
     from verifiers.judge.offline import verify_with_judge
@@ -43,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     nli: dict[str, object] = {"name": "bundled"}
     if args.model_dir is not None:
         nli["model_dir"] = str(args.model_dir)
-    verifier = Verifier.from_config({"nli": nli})
+    verifier = Verifier.from_config(verifier_config({"nli": nli}))
     items = load_items(args.data_dir, args.source, args.limit)
     print(f"verifying {len(items)} answers, each also once per perturbation kind", file=sys.stderr)
     started = time.monotonic()

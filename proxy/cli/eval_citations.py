@@ -24,6 +24,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
+    from verifiers.config import verifier_config
     from verifiers.engine import Verifier
     from verifiers.eval.citations import CLAIMS_PER_ANSWER, build_answers, evaluate, load_supported
 
@@ -32,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
         nli["model"] = args.nli_model
     if args.nli in ("bundled", "hf"):
         nli["threads"] = args.threads
-    verifier = Verifier.from_config({"nli": nli})
+    verifier = Verifier.from_config(verifier_config({"nli": nli}))
     pairs, docs = load_supported(args.data_dir)
     answers = list(build_answers(pairs, docs, args.seed))[: args.limit]
     progress = tqdm(answers, desc="answers", unit="answer")

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated
 
 from annotated_types import Ge, Gt, MinLen
 
@@ -12,7 +11,8 @@ from proxy.settings._section import Section
 
 if TYPE_CHECKING:
     # Not imported at run time: it loads the verifier. proxy.config names it for pydantic
-    # when it validates a file that configures the judge (see proxy.config._schema).
+    # when it validates a file that configures the verifier (see proxy.config._schema).
+    from verifiers.config import VerifierConfig
     from verifiers.judge.settings import EscalationSettings
 
 DEFAULT_POLICY = "default"
@@ -26,40 +26,25 @@ DEFAULT_MAX_SENTENCE_CHARS = 2000
 
 @dataclass(frozen=True, slots=True)
 class VerificationSettings(Section):
-    """``enabled`` switches the whole step; ``verifier`` is handed to
-    ``verifiers.Verifier.from_config`` (NLI backend, decomposer, harm scorer, windows);
-    ``timeout_seconds`` bounds each verification call (a timeout is a verifier error and the
-    policy's ``on_verifier_error`` decides, and ``/v1/verify`` stops at it with an
-    ``unverified`` report); ``max_sentence_chars`` is the longest sentence a stream may hold
-    open before it is verified as it stands; ``policies_dir`` replaces the shipped presets;
-    ``escalate`` (``verifier.escalate`` in the file) sends the claims its rules pick to an LLM
-    judge (a policy's own ``escalate`` replaces it for the requests that policy serves)."""
+    """``enabled`` switches the whole step; ``verifier`` (``verifiers.config.VerifierConfig``,
+    every key declared and checked there; None: the shipped verifier) is handed to
+    ``verifiers.Verifier.from_config``; ``timeout_seconds`` bounds each verification call (a
+    timeout is a verifier error and the policy's ``on_verifier_error`` decides, and
+    ``/v1/verify`` stops at it with an ``unverified`` report); ``max_sentence_chars`` is the
+    longest sentence a stream may hold open before it is verified as it stands;
+    ``policies_dir`` replaces the shipped presets."""
 
     enabled: bool = True
     timeout_seconds: Annotated[float, Gt(0)] = DEFAULT_TIMEOUT_SECONDS
-    verifier: Mapping[str, Any] = field(default_factory=dict)
+    verifier: VerifierConfig | None = None
     policies_dir: Annotated[str, MinLen(1)] | None = None
     default_policy: Annotated[str, MinLen(1)] = DEFAULT_POLICY
     reload_seconds: Annotated[float, Gt(0)] = DEFAULT_RELOAD_SECONDS
     report_ttl_seconds: Annotated[float, Gt(0)] = DEFAULT_REPORT_TTL_SECONDS
     max_sentence_chars: Annotated[int, Ge(100)] = DEFAULT_MAX_SENTENCE_CHARS
-    escalate: EscalationSettings | None = None
 
-    def __post_init__(self) -> None:
-        # ``verifier.checks`` names registered checks: a misspelt one is a configuration error
-        # now, not a failed first request (imported only then: the checks load the verifier).
-        if "checks" in self.verifier:
-            from verifiers.checks import get_checks
-
-            try:
-                get_checks(self.verifier["checks"])
-            except (TypeError, ValueError) as exc:  # not a list of names, or an unknown one
-                raise ValueError(f"verifier.checks: {exc}") from None
-        if "batching" in self.verifier:
-            from verifiers.errors import NLIError
-            from verifiers.nli.batching import BatchOptions
-
-            try:
-                BatchOptions.parse(self.verifier["batching"])
-            except NLIError as exc:
-                raise ValueError(f"verifier.{exc}") from None
+    @property
+    def escalate(self) -> EscalationSettings | None:
+        """``verifier.escalate``: the claims its rules pick go to an LLM judge (a policy's own
+        ``escalate`` replaces it for the requests that policy serves)."""
+        return None if self.verifier is None else self.verifier.escalate

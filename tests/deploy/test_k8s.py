@@ -213,8 +213,8 @@ def test_gpu_overlay_runs_the_bundled_nli_on_cuda(tmp_path: Any) -> None:
     kubernetes_validate.validate(patched, kubernetes_validate.latest_version(), strict=True)
     (container,) = patched["spec"]["template"]["spec"]["containers"]
     assert container["resources"]["limits"]["nvidia.com/gpu"] == 1
-    nli = dict(_settings(tmp_path, container).verification.verifier["nli"])
-    assert nli.pop("name") in backend_names()
-    assert nli["providers"][0] == "CUDAExecutionProvider"
+    verifier = _settings(tmp_path, container).verification.verifier
+    assert verifier is not None and verifier.nli.name in backend_names()
+    assert verifier.nli.options["providers"][0] == "CUDAExecutionProvider"
     # The options reach BundledNLI's constructor as keyword arguments.
-    assert set(nli) <= set(inspect.signature(BundledNLI).parameters)
+    assert set(verifier.nli.options) <= set(inspect.signature(BundledNLI).parameters)

@@ -17,6 +17,8 @@ from proxy.config import (
     UnknownModelPolicy,
     load_settings,
 )
+from verifiers.config import Component
+from verifiers.nli.batching import BatchOptions
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -141,12 +143,14 @@ def test_escalation_is_read_from_the_verifier_section(tmp_path: Path) -> None:
         """
 verification:
   verifier:
-    nli: {backend: bundled}
+    nli: {name: bundled, threads: 2}
     escalate: {judge: claude, when: [{name: harmful, harm_at_least: 4}]}
 """,
     )
     verification = load_settings(path, environ={}).verification
-    assert verification.verifier == {"nli": {"backend": "bundled"}}  # for Verifier.from_config
+    assert verification.verifier is not None  # typed, for Verifier.from_config
+    assert verification.verifier.nli == Component("bundled", {"threads": 2})
+    assert verification.escalate is verification.verifier.escalate
     assert verification.escalate is not None
     assert verification.escalate.judge == "claude"
     assert [rule.name for rule in verification.escalate.when] == ["harmful"]
@@ -156,9 +160,8 @@ def test_verifier_checks_are_passed_on_and_an_unknown_one_names_the_known(
     tmp_path: Path,
 ) -> None:
     path = write(tmp_path, "verification:\n  verifier:\n    checks: [numbers, quotes]\n")
-    assert load_settings(path, environ={}).verification.verifier == {
-        "checks": ["numbers", "quotes"]
-    }
+    verifier = load_settings(path, environ={}).verification.verifier
+    assert verifier is not None and verifier.checks == ("numbers", "quotes")
     path = write(tmp_path, "verification:\n  verifier:\n    checks: [numbers, quote]\n")
     known = "choose from direction, entities, negation, numbers, quotes"
     with pytest.raises(ConfigError, match=rf"verifier\.checks: unknown check 'quote'; {known}"):
@@ -167,7 +170,8 @@ def test_verifier_checks_are_passed_on_and_an_unknown_one_names_the_known(
 
 def test_verifier_batching_options_are_checked_at_load(tmp_path: Path) -> None:
     path = write(tmp_path, "verification:\n  verifier:\n    batching: {max_wait_ms: 2}\n")
-    assert load_settings(path, environ={}).verification.verifier == {"batching": {"max_wait_ms": 2}}
+    verifier = load_settings(path, environ={}).verification.verifier
+    assert verifier is not None and verifier.batching == BatchOptions(max_wait_s=0.002)
     path = write(tmp_path, "verification:\n  verifier:\n    batching: {max_pairs: 0}\n")
     with pytest.raises(ConfigError, match=r"verifier\.batching: max_pairs and fair_share"):
         load_settings(path, environ={})
@@ -203,3 +207,38 @@ def test_the_old_retrieval_settings_path_still_works_with_a_warning() -> None:
     with pytest.warns(DeprecationWarning, match="proxy.settings.retrieval"):
         old = importlib.reload(importlib.import_module("proxy.evidence.settings"))
     assert old.RetrievalSettings is RetrievalSettings
+
+
+@pytest.mark.parametrize(
+    ("yaml_text", "message"),
+    [
+        # A misspelt key of the section itself, with its YAML path.
+        ("windowz: 3", "config key verification.verifier.windowz: Extra inputs are not permitted"),
+        # A component's option, against its constructor's signature (loads no model).
+        (
+            "nli: {name: hf, modle: x}",
+            "config key verification.verifier.nli: NLI backend 'hf': unknown option 'modle' "
+            "(did you mean 'model'?)",
+        ),
+        ("nli: {name: bundled, threads: many}", "NLI backend 'bundled': option 'threads':"),
+        ("nli: {name: hf}", "NLI backend 'hf': missing a required argument: 'model'"),
+        ("nli: {name: nope}", "verifier.nli: unknown NLI backend 'nope'; choose from bundled"),
+        ("windows: {per_abstrct: 2}", "verifier.windows: unknown option 'per_abstrct'"),
+        ("harm: {name: rules, lexicon: 3}", "verifier.harm: harm scorer 'rules': option"),
+        ("decomposer: {name: llm}", "decomposer 'llm': missing a required argument: 'model'"),
+        ("review_below: 1.5", "config key verification.verifier.review_below:"),
+    ],
+)
+def test_the_verifier_section_is_typed_and_refuses_what_it_does_not_declare(
+    tmp_path: Path, yaml_text: str, message: str
+) -> None:
+    path = write(tmp_path, f"verification:\n  verifier:\n    {yaml_text}\n")
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        load_settings(path, environ={})
+
+
+def test_review_below_reaches_the_verifier(tmp_path: Path) -> None:
+    path = write(tmp_path, "verification:\n  verifier:\n    review_below: 0.35\n")
+    verifier = load_settings(path, environ={}).verification.verifier
+    assert verifier is not None and verifier.review_below == 0.35
+    assert load_settings(None, environ={}).verification.verifier is None  # the shipped verifier

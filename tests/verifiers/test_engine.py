@@ -15,6 +15,7 @@ import pytest
 import respx
 
 from verifiers import Evidence, ReportStatus, Verdict
+from verifiers.config import verifier_config
 from verifiers.engine import Verifier
 from verifiers.nli.hf_backend import HFNLI
 from verifiers.nli.llm_judge import LLMJudge
@@ -173,7 +174,7 @@ known_bad_model = pytest.mark.xfail(
 
 @pytest.fixture(scope="module")
 def bundled_verifier() -> Verifier:
-    return Verifier.from_config({"nli": {"name": "bundled", "threads": 1}})
+    return Verifier.from_config(verifier_config({"nli": {"name": "bundled", "threads": 1}}))
 
 
 @bundled

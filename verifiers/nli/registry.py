@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from verifiers._registry import Registry
+from verifiers._registry import Lazy, Registry
 from verifiers.nli._base import NLIBackend, NLIError
 
 BackendFactory = Callable[..., NLIBackend]
@@ -28,23 +28,6 @@ def create_backend(name: str, **options: Any) -> NLIBackend:
     return BACKENDS.get(name)(**options)
 
 
-@register_backend("bundled")
-def _bundled(**options: Any) -> NLIBackend:
-    from verifiers.nli.bundled import BundledNLI
-
-    backend: NLIBackend = BundledNLI(**options)
-    return backend
-
-
-@register_backend("hf")
-def _hf(**options: Any) -> NLIBackend:
-    from verifiers.nli.hf_backend import HFNLI
-
-    return HFNLI(**options)
-
-
-@register_backend("llm")
-def _llm(**options: Any) -> NLIBackend:
-    from verifiers.nli.llm_judge import LLMJudge
-
-    return LLMJudge(**options)
+BACKENDS.add("bundled", Lazy("verifiers.nli.bundled", "BundledNLI"))
+BACKENDS.add("hf", Lazy("verifiers.nli.hf_backend", "HFNLI"))
+BACKENDS.add("llm", Lazy("verifiers.nli.llm_judge", "LLMJudge"))

@@ -26,7 +26,9 @@ def _report() -> ResponseReport:
         SentenceAnnotation(0, "Aspirin helps.", 0, 14, Verdict.SUPPORTED, 0.9, harm=4),
         SentenceAnnotation(1, "Take 5 g daily.", 15, 30, Verdict.CONTRADICTED, 0.9, harm=5),
     )
-    return ResponseReport(ReportStatus.VERIFIED, 0.3, False, {}, sentences, action=Action.ANNOTATE)
+    return ResponseReport(
+        ReportStatus.VERIFIED, 0.3, 0.7, False, {}, sentences, action=Action.ANNOTATE
+    )
 
 
 def test_validate_presets_and_a_bad_file(
@@ -48,6 +50,19 @@ def test_validate_presets_and_a_bad_file(
     assert f"{bad}:3: sentence_rules[0].action: required key is missing" in captured.err
     assert "default.yaml: ok" in captured.out
     assert _run("validate", str(tmp_path / "empty-dir-does-not-exist.yaml")) == 1
+
+
+def test_validate_refuses_a_version_1_risk_condition_naming_the_change(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = tmp_path / "old.yaml"
+    old.write_text(
+        "name: old\nresponse_rules:\n  - name: r\n    when: {risk: {lt: 0.5}}\n    action: flag\n"
+    )
+    assert _run("validate", str(old)) == 1
+    err = capsys.readouterr().err
+    assert "response_rules[0].when.risk: 'risk' changed meaning in policy version 2" in err
+    assert "now 'support'" in err and "set 'version: 2'" in err
 
 
 def test_validate_reports_a_policy_shadowed_by_the_default(

@@ -104,13 +104,24 @@ def test_serves_then_drains_inflight_stream_on_sigterm(
     assert access and access[-1]["status"] == 200 and access[-1]["request_id"]
 
 
-def test_bad_config_exits_naming_the_key(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("timeouts: {read: soon}\n", "config key timeouts.read"),
+        # The verifier's section is typed like the others: a misspelt key is refused.
+        (
+            "verification:\n  verifier:\n    windowz: 3\n",
+            "config key verification.verifier.windowz",
+        ),
+    ],
+)
+def test_bad_config_exits_naming_the_key(tmp_path: Path, text: str, key: str) -> None:
     path = tmp_path / "bad.yaml"
-    path.write_text("timeouts: {read: soon}\n")
+    path.write_text(text)
     proc = serve(["--config", str(path)], {})
     _, stderr = proc.communicate(timeout=30)
     assert proc.returncode == 2
-    assert "config key timeouts.read" in stderr.decode()
+    assert key in stderr.decode()
 
 
 def test_workers_share_the_port_and_sum_their_metrics(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from policies import PolicyStore
 from proxy.evidence.documents import client_documents
 from proxy.verification.session import VerificationSession
 from proxy.verification.streams import _Background
+from verifiers.config import verifier_config
 from verifiers.engine import Verifier
 
 DOC = json.loads((Path(__file__).parents[2] / "fixtures" / "pubmedqa_12442934.json").read_text())
@@ -21,7 +22,7 @@ SECOND = "Fifty patients were scheduled for total hip replacement [PMID:12442934
 
 @pytest.fixture(scope="module")
 def verifier() -> Verifier:
-    return Verifier.from_config({"nli": {"name": "bundled", "threads": 1}})
+    return Verifier.from_config(verifier_config({"nli": {"name": "bundled", "threads": 1}}))
 
 
 def test_annotations_finished_during_a_take_are_not_lost(verifier: Verifier) -> None:

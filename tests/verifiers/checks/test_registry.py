@@ -9,6 +9,7 @@ import pytest
 
 from verifiers import UnknownComponent, Verdict, Verifier, VerifierError, make_evidence
 from verifiers.checks import DEFAULT_CHECKS, check_names, get_checks
+from verifiers.config import verifier_config
 from verifiers.nli import NLIPair, NLIScores
 
 # SciFact corpus doc 2158500 (ODC-By), as in test_check_direction.py.
@@ -50,6 +51,8 @@ def test_every_built_in_check_is_registered_and_on_by_default() -> None:
 def test_an_unknown_check_is_an_error_naming_the_known_ones() -> None:
     known = "choose from direction, entities, negation, numbers, quotes"
     with pytest.raises(UnknownComponent, match=f"unknown check 'quote'; {known}") as caught:
-        # Before any model loads: the name is read first.
-        Verifier.from_config({"checks": ["numbers", "quote"]})
+        get_checks(["numbers", "quote"])
     assert isinstance(caught.value, VerifierError) and isinstance(caught.value, ValueError)
+    # In the verifier's configuration it is refused as it is read, before any model loads.
+    with pytest.raises(ValueError, match=f"checks\n.*unknown check 'quote'; {known}"):
+        verifier_config({"checks": ["numbers", "quote"]})

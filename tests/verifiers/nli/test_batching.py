@@ -12,6 +12,7 @@ import pytest
 import respx
 
 from verifiers import Verifier, make_evidence
+from verifiers.config import verifier_config
 from verifiers.nli import NLIError, NLIPair, NLIScores
 from verifiers.nli.batching import BatchingNLI, BatchOptions
 from verifiers.nli.bundled import BundledNLI
@@ -157,7 +158,9 @@ def test_a_failing_backend_fails_every_caller_in_the_batch() -> None:
 
 
 def test_the_verifier_batches_when_configured() -> None:
-    verifier = Verifier.from_config({"batching": {"max_wait_ms": 1, "max_pairs": 32}})
+    verifier = Verifier.from_config(
+        verifier_config({"batching": {"max_wait_ms": 1, "max_pairs": 32}})
+    )
     assert isinstance(verifier.nli, BatchingNLI)
     # The pooled pairs run as one batch, not one ONNX run per pair (the bundled default).
     assert verifier.nli.inner.batch_size == 32
