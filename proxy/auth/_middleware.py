@@ -30,7 +30,7 @@ from ._store import KeyStore, KeyStoreError
 logger = logging.getLogger("veriproxy.auth")
 
 # Probes, metrics and the static playground page answer without a key.
-DEFAULT_PUBLIC_PATHS: tuple[str, ...] = ("/healthz", "/readyz", "/metrics", "/ui")
+DEFAULT_PUBLIC_PATHS: tuple[str, ...] = ("/healthz", "/readyz", "/metrics", "/ui", "/ui/review")
 # Compared against when the key id is unknown, so unknown and wrong keys take the same time.
 _DUMMY = KeyRecord(key_id="0" * 12, tenant="-", secret_sha256=digest("veriproxy-dummy"))
 

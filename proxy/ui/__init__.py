@@ -1,9 +1,10 @@
-"""The playground page (``GET /ui``): plain HTML, CSS and JS shipped as package data.
+"""The playground page (``GET /ui``) and the reviewers' page (``GET /ui/review``): plain HTML,
+CSS and JS shipped as package data.
 
-The page is served as one document, with the stylesheet and script inlined, because ``/ui`` is
-the only path the auth middleware leaves open. The Content-Security-Policy allows exactly that
-inline style and script (by hash) and lets the page talk to this origin only, so the proxy key
-typed into it cannot be sent anywhere else.
+Each page is served as one document, with the stylesheet and script inlined, because ``/ui``
+and ``/ui/review`` are the only paths of theirs the auth middleware leaves open. The
+Content-Security-Policy allows exactly that inline style and script (by hash) and lets the page
+talk to this origin only, so the proxy key typed into it cannot be sent anywhere else.
 """
 
 from __future__ import annotations
@@ -27,9 +28,19 @@ class Page:
 @cache
 def playground() -> Page:
     """The assembled page and its security headers (read once, then kept)."""
-    style = (UI_DIR / "style.css").read_text(encoding="utf-8")
-    script = (UI_DIR / "app.js").read_text(encoding="utf-8")
-    template = string.Template((UI_DIR / "index.html").read_text(encoding="utf-8"))
+    return _assemble("index.html", ("style.css",), "app.js")
+
+
+@cache
+def review_page() -> Page:
+    """``/ui/review``: the reviewers' page, on the playground's stylesheet."""
+    return _assemble("review.html", ("style.css", "review.css"), "review.js")
+
+
+def _assemble(template_name: str, styles: tuple[str, ...], script_name: str) -> Page:
+    style = "\n".join((UI_DIR / name).read_text(encoding="utf-8") for name in styles)
+    script = (UI_DIR / script_name).read_text(encoding="utf-8")
+    template = string.Template((UI_DIR / template_name).read_text(encoding="utf-8"))
     html = template.substitute(style=style, script=script)
     csp = "; ".join(
         (

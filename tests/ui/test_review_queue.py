@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import io
 import json
-import time
 from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
 
 import httpx
-import openai
 import pytest
 
 from proxy.audit import verify_file
@@ -22,24 +20,9 @@ from proxy.cli.demo import DEMO_MODEL, load_recorded
 from proxy.review.event import EVENT
 from tests.proxy.test_metrics import value
 from tests.ui.conftest import ReviewStack
+from tests.ui.reviewing import audit_records, queued, send, settled
 
 POLICIES = ("default", "clinical-strict")
-
-
-def _audit(stack: ReviewStack) -> list[dict[str, Any]]:
-    lines = stack.audit.read_text(encoding="utf-8").splitlines()
-    return [json.loads(line)["record"] for line in lines]
-
-
-def _items(stack: ReviewStack, key: str) -> list[dict[str, Any]]:
-    r = httpx.get(
-        f"{stack.proxy.base_url}/review/items",
-        params={"limit": 500},
-        headers={"authorization": f"Bearer {key}"},
-        timeout=30,
-    )
-    assert r.status_code == 200, r.text
-    return list(r.json()["data"])
 
 
 def _label(
@@ -68,31 +51,15 @@ def _expected(records: list[dict[str, Any]]) -> set[tuple[str, int, int]]:
 @pytest.fixture(scope="module")
 def traffic(review_stack: ReviewStack) -> list[dict[str, Any]]:
     """Every demo question under two policies, from the caller's key; then the queue."""
-    client = openai.OpenAI(base_url=review_stack.proxy.base_url, api_key=review_stack.caller)
-    for answer in load_recorded():
-        for policy in POLICIES:
-            raw = client.chat.completions.with_raw_response.create(
-                model=DEMO_MODEL,
-                messages=[{"role": "user", "content": answer.question}],
-                extra_body={"veriproxy": {"policy": policy}},
-                timeout=120,
-            )
-            assert raw.http_response.status_code == 200
-    client.close()
-    expected = _expected(_audit(review_stack))
-    deadline = time.monotonic() + 30  # the queue writes to the store in the background
-    while time.monotonic() < deadline:
-        found = _items(review_stack, review_stack.first)
-        if len(found) >= len(expected):
-            break
-        time.sleep(0.2)
-    return found
+    send(review_stack, load_recorded(), POLICIES)
+    expected = _expected(audit_records(review_stack))
+    return settled(review_stack, review_stack.first, len(expected))
 
 
 def test_traffic_fills_the_queue_at_the_configured_rates(
     review_stack: ReviewStack, traffic: list[dict[str, Any]]
 ) -> None:
-    records = _audit(review_stack)
+    records = audit_records(review_stack)
     assert {(i["request_id"], 0, i["sentence"]) for i in traffic} == _expected(records)
     assert {i["reason"] for i in traffic} >= {"action"}  # the strict policy acted on some
     assert all(i["inclusion"] == 1.0 for i in traffic)
@@ -131,7 +98,7 @@ def test_labels_become_estimates_agreement_audit_events_and_an_export(
     assert again.json()["error"]["code"] == "review_already_labelled"
     assert _label(review_stack, first, 10**9, "supported").status_code == 404
     assert _label(review_stack, first, wrong["id"], "plausible").status_code == 400
-    assert _items(review_stack, first) == []
+    assert queued(review_stack, first) == []
     # The second reviewer agrees on all but the item the first called wrong.
     for item in supported:
         assert _label(review_stack, second, item["id"], "supported").status_code == 201
@@ -175,13 +142,13 @@ def test_labels_become_estimates_agreement_audit_events_and_an_export(
     assert "supported" in text.getvalue() and "kappa" in text.getvalue()
 
     # Each label is an event in the audit chain, which still verifies.
-    events = [r for r in _audit(review_stack) if r.get("event") == EVENT]
+    events = [r for r in audit_records(review_stack) if r.get("event") == EVENT]
     assert len(events) == len(traffic) + len(supported)
     assert {
         (e["item_id"], e["verdict"]) for e in events if e["reviewer"] != events[-1]["reviewer"]
     } >= {(wrong["id"], "unsupported")}
     checked = verify_file(review_stack.audit)
-    assert checked.ok and checked.count == len(_audit(review_stack))
+    assert checked.ok and checked.count == len(audit_records(review_stack))
 
     exported = tmp_path / "reviews.jsonl"
     with redirect_stdout(io.StringIO()):

@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 import jsonschema
+import pytest
 
 from policies import PolicyStore
 from proxy.auth import FileKeyStore, new_key
@@ -42,14 +43,17 @@ def _sha256(text: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
 
 
+@pytest.mark.parametrize(
+    ("path", "calls"), [("/ui", "/v1/chat/completions"), ("/ui/review", "/v1/review/items")]
+)
 def test_page_is_public_and_allows_only_its_own_inline_code(
-    proxy_factory: ProxyFactory, tmp_path: Path
+    proxy_factory: ProxyFactory, tmp_path: Path, path: str, calls: str
 ) -> None:
     store = tmp_path / "keys.json"
     key, record = new_key("acme")
     asyncio.run(FileKeyStore(store).put(record))
     proxy = proxy_factory({"auth": {"store": str(store)}})
-    page = httpx.get(f"{proxy.url}/ui")
+    page = httpx.get(f"{proxy.url}{path}")
     assert page.status_code == 200
     assert page.headers["content-type"].startswith("text/html")
     (script,) = re.findall(r"<script>(.*?)</script>", page.text, flags=re.S)
@@ -60,7 +64,7 @@ def test_page_is_public_and_allows_only_its_own_inline_code(
     # The typed key can only ever go back to this origin.
     assert _csp_sources(csp, "connect-src") == ["'self'"]
     assert _csp_sources(csp, "default-src") == ["'none'"]
-    assert "/v1/chat/completions" in script and "$" not in page.text.split("<script>")[0]
+    assert calls in script and "$" not in page.text.split("<script>")[0]
     # The API next to it still wants the key.
     assert httpx.get(f"{proxy.base_url}/policies").status_code == 401
     listed = httpx.get(f"{proxy.base_url}/policies", headers={"authorization": f"Bearer {key}"})
