@@ -16,6 +16,7 @@ from policies._model import (
     SentenceWhen,
     StreamMode,
     policy_json_schema,
+    policy_json_schema_text,
 )
 from policies.engine import (
     ResponseDecision,
@@ -67,5 +68,6 @@ __all__ = [
     "load_policy",
     "parse_policy",
     "policy_json_schema",
+    "policy_json_schema_text",
     "replay",
 ]

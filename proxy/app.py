@@ -11,7 +11,7 @@ While running, ``app.state`` holds ``settings``, ``metrics``, ``router``, ``chat
 ``passthrough`` (the :class:`~proxy.passthrough.PassthroughService` of the other routes),
 ``dialects`` (:class:`~proxy.dialect_service.DialectService`: completions and responses),
 ``readiness_checks``, ``ready``, ``policies`` (the :class:`~policies.PolicyStore`, or None),
-``shared`` (:class:`proxy.state.runtime.SharedState`: caches,
+``shared`` (:class:`proxy.runtime.SharedState`: caches,
 rate limiter, replica notices, audit log) and ``recorder`` (call
 ``recorder.record_response(report, ResponseContext(...))`` once a response's report is final).
 """
@@ -38,7 +38,7 @@ from proxy.middleware import RequestContextMiddleware
 from proxy.passthrough import PassthroughService
 from proxy.pipeline import build_pipeline
 from proxy.routes import routes
-from proxy.state.runtime import build_shared_state
+from proxy.runtime import build_shared_state
 from proxy.upstream import UpstreamRouter, build_transport
 
 ReadinessCheck = Callable[[], Awaitable[str | None]]

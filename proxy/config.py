@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from annotated_types import Ge, Le, MinLen
 
-from proxy.settings._section import Pattern, Section
+from proxy.settings import Pattern, Section
 from proxy.settings.limits import Limits
 from proxy.settings.retrieval import RetrievalSettings
 from proxy.settings.review import ReviewSettings

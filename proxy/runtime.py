@@ -18,7 +18,7 @@ from proxy.audit import AuditLog, JsonlSink, RedisStreamSink, ResponseRecorder
 from proxy.config import Settings
 from proxy.metrics import JUDGE_CACHE, Metrics
 from proxy.review import ReviewQueue
-from proxy.state._redis import RedisLink
+from proxy.state import RedisLink
 from proxy.state.cache import DEFAULT_MAX_ENTRIES, Cache, MemoryCache, RedisCache
 from proxy.state.notices import LocalNotices, Notices, RedisNotices
 from proxy.state.ratelimit import MemoryRateLimiter, RateLimiter, RedisRateLimiter

@@ -27,8 +27,7 @@ import redis.asyncio as aioredis
 
 from proxy.audit.chain import GENESIS, ChainReport, canonical, hash_canonical, verify_entries
 from proxy.settings.state import DEFAULT_MAX_PENDING
-from proxy.state import RedisLink
-from proxy.state._redis import UNREACHABLE_ERRORS
+from proxy.state import UNREACHABLE_ERRORS, RedisLink
 
 log = logging.getLogger("veriproxy.audit")
 

@@ -17,7 +17,7 @@ from policies import PolicyNotFound, PolicyStore
 from proxy.audit.jsonl import AuditFileError
 from proxy.audit.log import AuditLog
 from proxy.errors import ProxyError
-from proxy.state._redis import UNREACHABLE_ERRORS
+from proxy.state import UNREACHABLE_ERRORS
 
 WITHHELD_ACTIONS = ("redact", "block")
 

@@ -156,7 +156,7 @@ def _counts(counts: Mapping[str, int]) -> str:
 
 
 def _schema(args: argparse.Namespace) -> int:
-    from policies._model import policy_json_schema_text
+    from policies import policy_json_schema_text
 
     sys.stdout.write(policy_json_schema_text())
     return 0

@@ -20,3 +20,7 @@ module                 sections
 :mod:`proxy.config`    the top level, ``auth``, ``metrics``, and the loader
 =====================  ==============================================================
 """
+
+from proxy.settings._section import Pattern, Section
+
+__all__ = ["Pattern", "Section"]

@@ -7,7 +7,7 @@ Redis is unreachable and count each fallback.
 
 from proxy.settings.state import Limits, RedisSettings
 from proxy.state._events import NullObserver, StateObserver
-from proxy.state._redis import UNAVAILABLE, RedisLink
+from proxy.state._redis import UNAVAILABLE, UNREACHABLE_ERRORS, RedisLink
 from proxy.state.cache import Cache, MemoryCache, RedisCache, cache_key
 from proxy.state.evidence_cache import EvidenceCache
 from proxy.state.notices import (
@@ -30,6 +30,7 @@ __all__ = [
     "POLICY_RELOAD",
     "RESYNC",
     "UNAVAILABLE",
+    "UNREACHABLE_ERRORS",
     "Cache",
     "Decision",
     "EvidenceCache",

@@ -39,6 +39,7 @@ def test_public_api_is_pinned() -> None:
         "load_policy",
         "parse_policy",
         "policy_json_schema",
+        "policy_json_schema_text",
         "replay",
     ]
     assert all(hasattr(policies, name) for name in policies.__all__)
