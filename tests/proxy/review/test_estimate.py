@@ -30,14 +30,17 @@ def test_wilson_matches_scipys_interval(k: int, n: int) -> None:
     assert wilson(k / n, n) == pytest.approx((reference.low, reference.high), abs=1e-9)
 
 
-def test_how_many_reviews_a_precision_needs() -> None:
-    """The figures docs/observability.md gives: ±5 points takes about 245 reviews at 80% and
-    about 400 at 50% (the worst case); ±2 points at 80% takes about 1,500."""
-    assert reviews_needed(0.8, 0.05) == 245
-    assert reviews_needed(0.5, 0.05) == 381
-    assert reviews_needed(0.8, 0.02) == 1535
-    lower, upper = wilson(0.8, reviews_needed(0.8, 0.05))
-    assert (upper - lower) / 2 <= 0.05
+@pytest.mark.parametrize(
+    ("p", "needed"), [(0.5, (93, 381, 2398)), (0.8, (60, 245, 1535)), (0.95, (25, 83, 469))]
+)
+def test_how_many_reviews_a_precision_needs(p: float, needed: tuple[int, int, int]) -> None:
+    """The table in docs/observability.md: reviews for ±10, ±5 and ±2 points."""
+    assert tuple(reviews_needed(p, h) for h in (0.1, 0.05, 0.02)) == needed
+    for n, h in zip(needed, (0.1, 0.05, 0.02), strict=True):
+        lower, upper = wilson(p, n)
+        assert (upper - lower) / 2 <= h
+        lower, upper = wilson(p, n - 1)
+        assert (upper - lower) / 2 > h
 
 
 def test_weights_bring_a_stratified_sample_back_to_traffic() -> None:
