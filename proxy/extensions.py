@@ -52,12 +52,14 @@ class RequestState:
     evidence: tuple[Evidence, ...] = ()
     evidence_query: str | None = None
     retrieval_error: str | None = None
+    retrieval_ms: float | None = None  # how long the search took (None: no search ran)
     # Verification preparer: the policy the answer is judged under (None: not verified),
     # whether the caller skipped verification as that policy allows, and whether the request
     # asked for a JSON answer (``response_format``).
     policy: Policy | None = None
     verification_skipped: bool = False
     json_answer: bool = False
+    prompt: str | None = None  # the caller's last user message, for the audit record
     # Finalisers: headers for the response (verification status and risk).
     response_headers: dict[str, str] = field(default_factory=dict)
 
@@ -68,6 +70,9 @@ class RequestContext:
     model: str
     stream: bool
     tenant: str | None = None  # from the proxy key; None in keyless mode
+    # The API the request came in on (``/v1/responses``, ``/v1/completions``): the audit
+    # record says which API a decision came from.
+    route: str = "/v1/chat/completions"
     # The policies the caller's key is bound to (its allow-list); the first is the key's own
     # policy, used when the request names none. Empty: the key is not bound.
     key_policies: tuple[str, ...] = ()

@@ -32,7 +32,7 @@ from the review store after every label: precision of ``verified`` responses and
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from itertools import product
 from re import Pattern
 from typing import TYPE_CHECKING
@@ -332,9 +332,14 @@ class Metrics:
         self.responses.labels(outcome, report.policy or "none", model, tenant).inc()
         self.fabricated_citations.labels(model, tenant).inc(fabricated)
         self.risk.labels(model, tenant).observe(report.risk)
+
+    def observe_stages(self, latency_ms: Mapping[str, float]) -> None:
+        """Sample the response's ``retrieval``, ``verification`` and ``policy`` times (the
+        session and the evidence preparer write them; the upstream stages are sampled as they
+        happen)."""
         for stage in ("retrieval", "verification", "policy"):
-            if stage in report.latency_ms:
-                self.observe_stage(stage, report.latency_ms[stage] / 1000)
+            if stage in latency_ms:
+                self.observe_stage(stage, latency_ms[stage] / 1000)
 
     def observe_stage(self, stage: str, seconds: float) -> None:
         self.stage_duration.labels(stage).observe(seconds)

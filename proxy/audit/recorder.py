@@ -39,6 +39,7 @@ class ResponseRecorder:
         model = self._metrics.model_label(ctx.model)
         tenant = self._metrics.tenant_label(ctx.tenant)
         self._metrics.observe_report(report, model, tenant)
+        self._metrics.observe_stages({**report.latency_ms, **ctx.latency_ms})
         if self._audit.enabled:
             self._audit.write(build_record(report, ctx, include_text=self._include_text))
         if self._review is not None:

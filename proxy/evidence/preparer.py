@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from functools import partial
 
 import anyio.to_thread
@@ -52,8 +53,10 @@ class EvidencePreparer:
         ctx.state.evidence_query = query
         if not query:
             return request
+        started = time.perf_counter()
         try:
             found = await self.search(query)
+            ctx.state.retrieval_ms = (time.perf_counter() - started) * 1000
         except RetrievalError as exc:
             logger.warning("retrieval failed (%s): answering without evidence", exc)
             ctx.state.retrieval_error = str(exc)

@@ -46,11 +46,13 @@ async def _serve(request: Request, dialect: Dialect) -> Response:
     limits: Limits = state.settings.limits
     check_request(body, limits)
     set_model_label(request.scope, state.metrics.model_label(model))
+    route = state.metrics.route_label(request.url.path)
     ctx = RequestContext(
         request_id=request_id_of(request.scope),
         model=model,
         stream=stream,
         tenant=principal.tenant,
+        route=route,
         key_policies=principal.allowed_policies,
         options=options,
     )
@@ -59,7 +61,7 @@ async def _serve(request: Request, dialect: Dialect) -> Response:
         body,
         ctx,
         forwardable_headers(request.headers),
-        state.metrics.route_label(request.url.path),
+        route,
     )
     service: DialectService = state.dialects
     if stream:

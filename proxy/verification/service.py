@@ -27,7 +27,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import aclosing
 from dataclasses import replace
 from typing import Any
@@ -53,6 +53,7 @@ from proxy.verification.shapes import (
     TEXT_PART_SEPARATOR,
     asks_for_json,
     choice_shapes,
+    content_text,
     message_text,
 )
 from proxy.verification.streams import StreamShape, annotate_stream, failure_reason, gate_stream
@@ -60,7 +61,6 @@ from verifiers import Evidence, ResponseReport, Verifier
 from verifiers.judge import EscalationRun
 
 logger = logging.getLogger("veriproxy.verification")
-CHAT_ROUTE = "/v1/chat/completions"
 INCLUDE_EVIDENCE = "include_evidence"  # per-request option: send the abstracts too
 DOCUMENTS_FIELD = "evidence_documents"
 
@@ -105,6 +105,7 @@ class VerificationService:
             ctx.state.verification_skipped = True
         ctx.state.policy = policy
         ctx.state.json_answer = asks_for_json(request.body)
+        ctx.state.prompt = _prompt(request.messages)
         return request
 
     # -- stream transformer -----------------------------------------------------------------
@@ -260,12 +261,7 @@ class VerificationService:
             policy=policy.name,
             shadow=policy.shadow,
         )
-        self._recorder.record_response(
-            report,
-            ResponseContext(
-                request_id=ctx.request_id, tenant=ctx.tenant, model=ctx.model, answer=answer
-            ),
-        )
+        self._recorder.record_response(report, _response_context(ctx, answer))
         return report
 
     def _session(
@@ -286,7 +282,7 @@ class VerificationService:
             timeout=self._settings.timeout_seconds,
             max_sentence_chars=self._settings.max_sentence_chars,
             on_error=lambda kind: self._metrics.verifier_errors.labels(kind).inc(),
-            on_unverified=lambda reason: self._metrics.unverified.labels(CHAT_ROUTE, reason).inc(),
+            on_unverified=lambda reason: self._metrics.unverified.labels(ctx.route, reason).inc(),
             notes=_evidence_notes(ctx, evidence),
             choice=choice,
             escalation=self._escalation(policy, ctx.tenant, evidence),
@@ -303,12 +299,30 @@ class VerificationService:
         return cascade.run(evidence, tenant or "") if cascade is not None else None
 
     def _record(self, outcome: Outcome, ctx: RequestContext, answer: str) -> None:
-        self._recorder.record_response(
-            outcome.report,
-            ResponseContext(
-                request_id=ctx.request_id, tenant=ctx.tenant, model=ctx.model, answer=answer
-            ),
-        )
+        self._recorder.record_response(outcome.report, _response_context(ctx, answer))
+
+
+def _response_context(ctx: RequestContext, answer: str) -> ResponseContext:
+    """What the audit record and the metrics need besides the report: who, which API, the
+    prompt and answer (kept only with ``audit.include_text``) and the retrieval time."""
+    retrieval = ctx.state.retrieval_ms
+    return ResponseContext(
+        request_id=ctx.request_id,
+        tenant=ctx.tenant,
+        model=ctx.model,
+        route=ctx.route,
+        prompt=ctx.state.prompt,
+        answer=answer,
+        latency_ms={} if retrieval is None else {"retrieval": round(retrieval, 2)},
+    )
+
+
+def _prompt(messages: Sequence[Mapping[str, Any]]) -> str | None:
+    """The text of the caller's last user message (None without one)."""
+    for message in reversed(messages):
+        if isinstance(message, Mapping) and message.get("role") == "user":
+            return content_text(message.get("content"))[0]
+    return None
 
 
 def _evidence_notes(ctx: RequestContext, evidence: tuple[Evidence, ...]) -> tuple[str, ...]:

@@ -248,7 +248,10 @@ class VerificationSession:
         report = replace(report, notes=(*report.notes, *self._notes), choice=self.choice)
         if self._judge is not None:
             report = replace(report, escalation=self._judge.summary())
-        return Outcome(*decide_and_apply(self.policy, report))
+        started = time.perf_counter()
+        applied, decision = decide_and_apply(self.policy, report)
+        policy_ms = (time.perf_counter() - started) * 1000
+        return Outcome(replace(applied, latency_ms=_with_stages(report, policy_ms)), decision)
 
     def _decide(self, sentence: SentenceAnnotation) -> SentenceAnnotation:
         decision = decide_sentence(self.policy, sentence)
@@ -285,3 +288,11 @@ def _without_details(checks: tuple[CheckResult, ...]) -> tuple[CheckResult, ...]
 def _reason_kinds(reasons: tuple[str, ...]) -> tuple[str, ...]:
     """Harm reasons without the words they quote ("dose: '200 mg'" -> "dose")."""
     return tuple(dict.fromkeys(reason.split(":", 1)[0] for reason in reasons))
+
+
+def _with_stages(report: ResponseReport, policy_ms: float) -> dict[str, float]:
+    """The report's latencies with the two stages the metrics sample: ``verification``, the
+    verifier's and the judge's own work (its per-step times, not the wall time a stream spends
+    waiting for the upstream), and ``policy``, deciding the policy."""
+    work = sum(ms for step, ms in report.latency_ms.items() if step != "total")
+    return {**report.latency_ms, "verification": round(work, 2), "policy": round(policy_ms, 3)}
