@@ -1,0 +1,100 @@
+// openai-node and the Vercel AI SDK against a running proxy, as an app would use them: each
+// operation reports what the app got (its text, whether the call threw) and the report it
+// reached, through what the client really exposes. Driven by tests/proxy/test_node_clients_e2e.py:
+//   node clients.mjs '{"baseURL": ..., "headers": {...}}'
+// prints one JSON line: a list of {client, operation, ok, error, text, report, reportVia}.
+import { createOpenAI } from "@ai-sdk/openai";
+import { generateText, streamText } from "ai";
+import OpenAI from "openai";
+
+const { baseURL, headers, input } = JSON.parse(process.argv[2]);
+const sdk = new OpenAI({ baseURL, apiKey: "sk-node", defaultHeaders: headers, maxRetries: 0 });
+const vercel = createOpenAI({ baseURL, apiKey: "sk-node", headers });
+const messages = [{ role: "user", content: input }];
+
+// GET /v1/chat/completions/{id}/verification: how an app reaches the report of an answer whose
+// client keeps only its id.
+async function stored(id) {
+  const response = await fetch(`${baseURL}/chat/completions/${encodeURIComponent(id)}/verification`, {
+    headers: { authorization: "Bearer sk-node" },
+  });
+  if (response.status !== 200) throw new Error(`report of ${id}: HTTP ${response.status}`);
+  return (await response.json()).verification;
+}
+
+// streamText as an app reads it: the text parts of the full stream, an error part thrown.
+async function streamed(model) {
+  const result = streamText({ model, prompt: input, maxRetries: 0 });
+  let text = "";
+  for await (const part of result.fullStream) {
+    if (part.type === "text-delta") text += part.text;
+    if (part.type === "error") throw part.error;
+  }
+  const { id } = await result.response;
+  return { text, report: await stored(id), reportVia: "GET …/{response.id}/verification" };
+}
+
+const operations = {
+  // -- openai-node ----------------------------------------------------------------------------
+  "openai-node|chat.completions.create": async () => {
+    const completion = await sdk.chat.completions.create({ model: "m", messages });
+    return { text: completion.choices[0].message.content, report: completion.verification, reportVia: "completion.verification" };
+  },
+  "openai-node|chat.completions.create stream": async () => {
+    let text = "";
+    let report;
+    for await (const chunk of await sdk.chat.completions.create({ model: "m", messages, stream: true })) {
+      text += chunk.choices[0]?.delta?.content ?? "";
+      if (chunk.verification?.sentences) report = chunk.verification;
+    }
+    return { text, report, reportVia: "the report chunk's verification" };
+  },
+  "openai-node|chat.completions.stream()": async () => {
+    const stream = sdk.chat.completions.stream({ model: "m", messages });
+    const final = await stream.finalChatCompletion();
+    return { text: final.choices[0].message.content, report: await stored(final.id), reportVia: "GET …/{completion.id}/verification" };
+  },
+  "openai-node|responses.create": async () => {
+    const response = await sdk.responses.create({ model: "m", input });
+    return { text: response.output_text, report: response.verification, reportVia: "response.verification" };
+  },
+  "openai-node|responses.create stream": async () => {
+    let text = "";
+    let report;
+    for await (const event of await sdk.responses.create({ model: "m", input, stream: true })) {
+      if (event.type === "response.output_text.delta") text += event.delta;
+      if (event.type === "response.completed" || event.type === "response.incomplete") report = event.response.verification;
+    }
+    return { text, report, reportVia: "the closing event's response.verification" };
+  },
+  "openai-node|responses.stream()": async () => {
+    const stream = sdk.responses.stream({ model: "m", input });
+    let text = "";
+    stream.on("response.output_text.delta", (event) => { text += event.delta; });
+    const final = await stream.finalResponse();
+    if (final.output_text !== text) throw new Error(`final text ${JSON.stringify(final.output_text)} differs from the deltas`);
+    return { text, report: final.verification, reportVia: "finalResponse().verification" };
+  },
+  // -- the Vercel AI SDK ----------------------------------------------------------------------
+  "ai-sdk|generateText chat": async () => {
+    const result = await generateText({ model: vercel.chat("m"), prompt: input, maxRetries: 0 });
+    return { text: result.text, report: result.response.body.verification, reportVia: "response.body.verification" };
+  },
+  "ai-sdk|streamText chat": () => streamed(vercel.chat("m")),
+  "ai-sdk|generateText responses": async () => {
+    const result = await generateText({ model: vercel.responses("m"), prompt: input, maxRetries: 0 });
+    return { text: result.text, report: result.response.body.verification, reportVia: "response.body.verification" };
+  },
+  "ai-sdk|streamText responses": () => streamed(vercel.responses("m")),
+};
+
+const results = [];
+for (const [name, run] of Object.entries(operations)) {
+  const [client, operation] = name.split("|");
+  try {
+    results.push({ client, operation, ok: true, ...(await run()) });
+  } catch (error) {
+    results.push({ client, operation, ok: false, error: String(error?.message ?? error).slice(0, 300) });
+  }
+}
+console.log(JSON.stringify(results));
