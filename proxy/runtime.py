@@ -11,19 +11,22 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from starlette.middleware import Middleware
 
 from proxy.audit import AuditLog, JsonlSink, RedisStreamSink, ResponseRecorder
 from proxy.config import Settings
 from proxy.metrics import JUDGE_CACHE, Metrics
-from proxy.review import ReviewQueue
 from proxy.state import RedisLink
 from proxy.state.cache import DEFAULT_MAX_ENTRIES, Cache, MemoryCache, RedisCache
 from proxy.state.notices import LocalNotices, Notices, RedisNotices
 from proxy.state.ratelimit import MemoryRateLimiter, RateLimiter, RedisRateLimiter
 from proxy.state.ratelimit_middleware import RateLimitMiddleware
 from proxy.state.reports import REPORTS_CACHE, ReportStore
+
+if TYPE_CHECKING:
+    from proxy.review.queue import ReviewQueue
 
 RETRIEVAL_CACHE = "retrieval"  # the cache's name: its Redis key prefix and metric label
 REPORTS_MEMORY_ENTRIES = 2_000  # reports are larger than cache entries; Redis keeps more
@@ -92,9 +95,7 @@ def build_shared_state(settings: Settings, metrics: Metrics) -> SharedState:
             else None
         ),
     )
-    review = (
-        ReviewQueue(settings.review, audit, metrics) if settings.review.enabled else None
-    )
+    review = _review_queue(settings, audit, metrics)
     limits = settings.rate_limits
     middleware = (
         (Middleware(RateLimitMiddleware, limiter=limiter, settings=limits, metrics=metrics),)
@@ -115,3 +116,12 @@ def build_shared_state(settings: Settings, metrics: Metrics) -> SharedState:
         reports=ReportStore(reports, settings.verification.report_ttl_seconds),
         review=review,
     )
+
+
+def _review_queue(settings: Settings, audit: AuditLog, metrics: Metrics) -> ReviewQueue | None:
+    """The review queue when ``review.enabled`` (SQLAlchemy is imported only then)."""
+    if not settings.review.enabled:
+        return None
+    from proxy.review.queue import ReviewQueue
+
+    return ReviewQueue(settings.review, audit, metrics)

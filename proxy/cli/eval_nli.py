@@ -24,11 +24,18 @@ if TYPE_CHECKING:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("nli", help="NLI verdicts vs gold labels")
-    parser.add_argument(
+    scored = parser.add_mutually_exclusive_group(required=True)
+    scored.add_argument(
         "--dataset",
         choices=("scifact", "healthver", "checkcovid"),
-        required=True,
         help="benchmark to score (SciFact and Check-COVID: dev split)",
+    )
+    scored.add_argument(
+        "--reviews",
+        type=Path,
+        action=_Reviews,
+        metavar="FILE",
+        help="score reviewers' labels on live traffic instead (veriproxy review export)",
     )
     add_data_dir(parser)
     parser.add_argument("--model-dir", type=Path, default=None, help="default: bundled model")
@@ -45,15 +52,32 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.set_defaults(func=run)
 
 
+class _Reviews(argparse.Action):
+    """``--reviews FILE`` also names the scored set ``reviews`` (the output's dataset)."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
+        namespace.reviews = values
+        namespace.dataset = "reviews"
+
+
+def _items(args: argparse.Namespace) -> list[AbstractItem]:
+    from verifiers.training import benchmarks
+    from verifiers.training.reviews import review_items
+
+    if args.dataset == "reviews":
+        return review_items(args.reviews)
+    return benchmarks.DATASETS[args.dataset](args.data_dir)
+
+
 def run(args: argparse.Namespace) -> int:
     from verifiers.eval.nli import evaluate
     from verifiers.nli.bundled import BundledNLI
-    from verifiers.training import benchmarks, card
+    from verifiers.training import card
     from verifiers.training.coverage import coverage_table
     from verifiers.training.evaluate import CLASS_NAMES, metrics
 
     backend = BundledNLI(args.model_dir, threads=args.threads)
-    items = benchmarks.DATASETS[args.dataset](args.data_dir)[: args.limit]
+    items = _items(args)[: args.limit]
     result, decisions = evaluate(backend, args.dataset, items)
     if args.record:
         card.record(backend.model_dir, args.dataset, result)

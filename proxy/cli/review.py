@@ -15,8 +15,8 @@ from proxy.cli._parser import CliError
 
 if TYPE_CHECKING:
     from proxy.review.estimate import Estimate
+    from proxy.review.items import Labelled
     from proxy.review.report import Report, Section
-    from proxy.review.store import Labelled
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

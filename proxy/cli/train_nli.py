@@ -52,6 +52,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "contradicted (ambivalent stance becomes neutral); default: macro-F1 only",
     )
     parser.add_argument(
+        "--reviews",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="also train the biomedical stage on reviewers' labels (veriproxy review export), "
+        "split by request so that no answer is in both training and validation",
+    )
+    parser.add_argument(
         "--precision",
         choices=("bf16", "fp32"),
         default="bf16",
@@ -84,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
         max_steps=args.max_steps,
         precision=args.precision,
         false_alarm_ceiling=args.false_alarm_ceiling,
+        reviews=args.reviews,
     )
     out = recalibrate(config) if args.calibrate_only else pipeline(config)
     print(f"model written to {out}")

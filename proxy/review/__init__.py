@@ -6,22 +6,13 @@ training and evaluation data (``veriproxy review export``).
 :mod:`~proxy.review.store` keeps items and labels (SQLAlchemy, Alembic migrations),
 :mod:`~proxy.review.queue` runs it inside the proxy, :mod:`~proxy.review.estimate` turns labels
 into estimates.
+
+The store and the queue (SQLAlchemy, Alembic) are imported from their modules, and only where
+the queue is on, so that a proxy without it never loads them.
 """
 
 from proxy.review.estimate import Agreement, Estimate
-from proxy.review.items import Label, ReviewItem
-from proxy.review.queue import ReviewQueue, Summary
+from proxy.review.items import Label, Labelled, ReviewItem
 from proxy.review.sampling import Sampler
-from proxy.review.store import ReviewStore, open_store
 
-__all__ = [
-    "Agreement",
-    "Estimate",
-    "Label",
-    "ReviewItem",
-    "ReviewQueue",
-    "ReviewStore",
-    "Sampler",
-    "Summary",
-    "open_store",
-]
+__all__ = ["Agreement", "Estimate", "Label", "Labelled", "ReviewItem", "Sampler"]

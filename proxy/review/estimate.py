@@ -18,8 +18,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from proxy.review.items import ReviewItem
-from proxy.review.store import Labelled
+from proxy.review.items import Labelled, ReviewItem
 
 Z95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
 

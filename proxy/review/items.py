@@ -105,3 +105,14 @@ class Label:
     verdict: str  # the right verdict (the item's own when ``correct``)
     note: str
     time: float
+
+
+@dataclass(frozen=True, slots=True)
+class Labelled:
+    """An item with its labels, oldest first."""
+
+    item: ReviewItem
+    labels: tuple[Label, ...]
+
+
+MAX_NOTE_CHARS = 2_000  # a reviewer's note

@@ -24,7 +24,7 @@ from proxy.metrics import Metrics
 from proxy.review.errors import AlreadyLabelled, InvalidLabel, ReviewItemNotFound, ReviewUnavailable
 from proxy.review.estimate import Agreement, agreement, judged, precision, verified_responses
 from proxy.review.event import LabelEvent
-from proxy.review.items import Label, ReviewItem
+from proxy.review.items import MAX_NOTE_CHARS, Label, ReviewItem
 from proxy.review.sampling import Sampler
 from proxy.review.store import DuplicateLabel, ReviewStore, open_store
 from proxy.settings.review import VERDICTS, ReviewSettings
@@ -32,7 +32,6 @@ from verifiers import ResponseReport
 
 log = logging.getLogger("veriproxy.review")
 MAX_PENDING = 10_000  # sampled items waiting for the store; beyond, new ones are dropped
-MAX_NOTE_CHARS = 2_000
 T = TypeVar("T")
 
 

@@ -25,8 +25,7 @@ from proxy.review.estimate import (
     recall,
     verified_responses,
 )
-from proxy.review.items import ReviewItem
-from proxy.review.store import Labelled
+from proxy.review.items import Labelled, ReviewItem
 from proxy.settings.review import VERDICTS
 
 GROUPINGS: dict[str, Callable[[ReviewItem], str | None]] = {

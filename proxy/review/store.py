@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ from sqlalchemy import Engine, and_, create_engine, func, select
 from sqlalchemy.engine import Connection, RowMapping, make_url
 from sqlalchemy.exc import IntegrityError
 
-from proxy.review.items import FailedCheck, Label, Quote, ReviewItem
+from proxy.review.items import FailedCheck, Label, Labelled, Quote, ReviewItem
 from proxy.review.tables import items, labels
 
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -26,14 +25,6 @@ VERSION_TABLE = "review_alembic_version"  # Alembic's own, named apart from an a
 
 class DuplicateLabel(Exception):
     """This reviewer has labelled this item already (labels are never changed)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Labelled:
-    """An item with its labels, oldest first."""
-
-    item: ReviewItem
-    labels: tuple[Label, ...]
 
 
 def engine_for(url: str) -> Engine:

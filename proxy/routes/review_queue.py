@@ -10,6 +10,8 @@ scoped to the key's tenant (see :mod:`proxy.review`):
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -18,9 +20,11 @@ from starlette.routing import Route
 from proxy.auth import REVIEWER, Principal, require_role
 from proxy.errors import InvalidRequest
 from proxy.protocol import parse_body, read_body
-from proxy.review import ReviewQueue
 from proxy.review.errors import ReviewOff
-from proxy.review.queue import MAX_NOTE_CHARS
+from proxy.review.items import MAX_NOTE_CHARS
+
+if TYPE_CHECKING:
+    from proxy.review.queue import ReviewQueue
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 500

@@ -81,3 +81,22 @@ def test_calibrate_only_rewrites_the_rule_and_drops_stale_figures(tmp_path: Path
     assert after["training"]["settings"] == before["training"]["settings"]
     assert not (out / "metrics.json").exists()  # figures measured under other thresholds
     assert after["version"] in (out / "MODEL_CARD.md").read_text(encoding="utf-8")
+
+
+def test_reviews_join_the_biomedical_stage_split_by_request(tmp_path: Path) -> None:
+    """Reviewers' labels (an export of 9 reviewed sentences, 3 to a request) join the tiny run
+    whole, past --max-pairs, each request's sentences on one side of the split."""
+    from tests.proxy.review.exported import write_export
+
+    reviews = tmp_path / "reviews.jsonl"
+    rows = write_export(reviews, per_request=3)
+    out, work = tmp_path / "model", tmp_path / "work"
+    args = ("--out", str(out), "--work-dir", str(work), "--max-pairs", "16", "--threads", "1")
+    done = _train(*args, "--max-length", "64", "--reviews", str(reviews))
+    assert done.returncode == 0, done.stderr[-3000:]
+    pairs = json.loads((out / "nli_config.json").read_text(encoding="utf-8"))["training"]["pairs"]
+    reviewed = pairs["reviewed"]
+    assert reviewed["train"] + reviewed["validation"] == len(rows)
+    assert reviewed["train"] % 3 == 0 and reviewed["validation"] % 3 == 0
+    assert pairs["train"] == 16 + reviewed["train"]
+    assert "reviews" in done.stderr  # the stage-two summary counts them by source

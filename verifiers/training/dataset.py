@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,14 +91,22 @@ def build_general(data_dir: Path, seed: int = 13, max_pairs: int | None = None) 
     return _split(rows, max_pairs)
 
 
-def build(data_dir: Path, seed: int = 13, max_pairs: int | None = None) -> Splits:
+def build(
+    data_dir: Path,
+    seed: int = 13,
+    max_pairs: int | None = None,
+    reviewed: Sequence[Example] = (),
+) -> Splits:
     """Stage two: all biomedical pairs, shuffled with ``seed``; ``max_pairs`` keeps a small
-    sample for a tiny run."""
+    sample for a tiny run. ``reviewed`` pairs (reviewers' labels on live traffic) join whole,
+    past the cap, each on the side its request's hash gives it."""
     rng = random.Random(seed)
     rows = _read(data_dir, {**READERS, **PARAPHRASE_READERS}, rng)
     rows.extend(_augment(rows, rng))
     rng.shuffle(rows)
-    return _split(rows, max_pairs)
+    splits = _split(rows, max_pairs)
+    extra = _split(list(reviewed), None)
+    return Splits(splits.train + extra.train, splits.validation + extra.validation)
 
 
 def rehearse(biomedical: Splits, general: Splits, seed: int = 13) -> Splits:

@@ -25,6 +25,8 @@ from verifiers.training.examples import LABEL_NAMES
 from verifiers.training.export import INPUT_NAMES, OUTPUT_NAME, export_onnx, parity, quantize
 from verifiers.training.general import snli_test
 from verifiers.training.model import FactorizedNLI
+from verifiers.training.reviews import SOURCE as REVIEWS
+from verifiers.training.reviews import review_examples
 from verifiers.training.train import TrainConfig, predict_labels, train
 
 log = logging.getLogger(__name__)
@@ -52,6 +54,7 @@ class PipelineConfig:
     precision: Literal["fp32", "bf16"] = "bf16"
     # At most this share of held-out supported claims called contradicted (None: macro-F1 only).
     false_alarm_ceiling: float | None = None
+    reviews: Path | None = None  # ``veriproxy review export`` rows for the biomedical stage
 
 
 def _snli_accuracy(model: FactorizedNLI, config: PipelineConfig) -> float:
@@ -86,7 +89,8 @@ def run(config: PipelineConfig) -> Path:
     snli_general = _snli_accuracy(model, config)
     log.info("stage one: SNLI test accuracy %.3f", snli_general)
 
-    splits = build(config.data_dir, seed=config.seed, max_pairs=config.max_pairs)
+    reviewed = review_examples(config.reviews) if config.reviews is not None else []
+    splits = build(config.data_dir, config.seed, config.max_pairs, reviewed)
     log.info("stage two data: %s", splits.summary())
     mixed = rehearse(splits, general, config.seed)
     rehearsed = len(mixed.train) - len(splits.train)
@@ -136,6 +140,10 @@ def run(config: PipelineConfig) -> Path:
             "general": len(general.train),
             "train": len(splits.train),
             "rehearsed": rehearsed,
+            "reviewed": {
+                "train": sum(e.source == REVIEWS for e in splits.train),
+                "validation": sum(e.source == REVIEWS for e in splits.validation),
+            },
             "validation": len(splits.validation),
         },
         "snli_test_accuracy": {"stage_one": round(snli_general, 4), "final": round(snli_final, 4)},

@@ -19,8 +19,7 @@ from proxy.review.estimate import (
     verified_responses,
     wilson,
 )
-from proxy.review.items import Label
-from proxy.review.store import Labelled
+from proxy.review.items import Label, Labelled
 from tests.proxy.review.factory import NOW, item
 
 
