@@ -1,6 +1,6 @@
 """Render the client table of docs/api.md from what the end-to-end tests measured.
 
-tests/proxy/test_node_clients_e2e.py writes ``tests/artifacts/client-matrix.json`` (per mode,
+tests/proxy/test_client_matrix_e2e.py writes ``tests/artifacts/client-matrix.json`` (per mode,
 what each operation of each client did) and fails while docs/api.md's table differs from what
 this renders; ``python scripts/client_matrix.py`` rewrites the table between its markers.
 """

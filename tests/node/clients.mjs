@@ -1,6 +1,6 @@
 // openai-node and the Vercel AI SDK against a running proxy, as an app would use them: each
 // operation reports what the app got (its text, whether the call threw) and the report it
-// reached, through what the client really exposes. Driven by tests/proxy/test_node_clients_e2e.py:
+// reached, through what the client really exposes. Driven by tests/proxy/test_client_matrix_e2e.py:
 //   node clients.mjs '{"baseURL": ..., "headers": {...}}'
 // prints one JSON line: a list of {client, operation, ok, error, text, report, reportVia}.
 import { createOpenAI } from "@ai-sdk/openai";

@@ -1,0 +1,238 @@
+"""The clients apps use, against the real proxy, verifier and emulator, in annotate and gate
+mode, streamed and not, the Responses helpers included: openai-node 6 and the Vercel AI SDK 6
+(``@ai-sdk/openai`` 3) under Node 20, from the npm registry (tests/node, installed by
+``npm ci``), and, in this process, openai-python and LangChain (with veriproxy.client's handler).
+
+Each operation is what an app writes; the report is reached only through what the client
+really hands the app (a field of the object it returns, an event it yields, or the answer's id
+and ``GET /v1/chat/completions/{id}/verification``). The results also feed the table in
+docs/api.md (``scripts/client_matrix.py``), which this test keeps in step with them.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from proxy.testing.server_thread import RunningEmulator, RunningProxy
+from scripts.client_matrix import DOC, RESULTS, render, replace_table
+from tests.conftest import ProxyFactory, sdk_client
+
+NODE_DIR = Path(__file__).parents[1] / "node"
+NODE_OPERATIONS = 10  # in tests/node/clients.mjs: a client that stops early fails the count
+INPUT = "Does aspirin reduce fever?"
+ANSWER = "Aspirin reduces fever in adults [PMID:1]. The moon is made of green cheese."
+BLOCKED = "green cheese"
+DOCUMENTS = [{"pmid": "1", "title": "Aspirin", "abstract": "Aspirin reduces fever in adults."}]
+GATE = """
+name: gate-block
+stream_mode: gate
+sentence_rules:
+  - name: block-uncited
+    when:
+      verdict: [uncited, unsupported]
+    action: block
+"""
+
+
+Result = tuple[str, Any, str]  # the text the app got, the report it reached, and how
+Operation = Callable[[], Result]
+
+
+def run_clients(proxy: RunningProxy, headers: dict[str, str]) -> list[dict[str, Any]]:
+    assert shutil.which("node") and (NODE_DIR / "node_modules").is_dir(), (
+        "needs Node 20 and `npm ci --prefix tests/node` (scripts/test.sh runs it)"
+    )
+    spec = {"baseURL": proxy.base_url, "headers": headers, "input": INPUT}
+    done = subprocess.run(
+        ["node", "clients.mjs", json.dumps(spec)],
+        cwd=NODE_DIR,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = list(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert len(results) == NODE_OPERATIONS
+    return results
+
+
+def stored(proxy: RunningProxy, answer_id: str) -> dict[str, Any]:
+    """The report of an answer whose client keeps only its id."""
+    response = httpx.get(f"{proxy.base_url}/chat/completions/{answer_id}/verification", timeout=30)
+    assert response.status_code == 200, response.text
+    return dict(response.json()["verification"])
+
+
+def python_operations(proxy: RunningProxy, headers: dict[str, str]) -> dict[str, Operation]:
+    """The same operations with openai-python and LangChain, reading what they hand an app."""
+    from langchain_openai import ChatOpenAI
+    from pydantic import SecretStr
+
+    from veriproxy.client.langchain import VerificationCallbackHandler
+
+    sdk = sdk_client(proxy.base_url, "sk-py", default_headers=headers)
+    messages: Any = [{"role": "user", "content": INPUT}]
+
+    def chat_create() -> Result:
+        completion = sdk.chat.completions.create(model="m", messages=messages)
+        report = (completion.model_extra or {})["verification"]
+        return completion.choices[0].message.content or "", report, 'model_extra["verification"]'
+
+    def chat_stream() -> Result:
+        text, report = "", None
+        for chunk in sdk.chat.completions.create(model="m", messages=messages, stream=True):
+            text += (chunk.choices[0].delta.content or "") if chunk.choices else ""
+            extra = (chunk.model_extra or {}).get("verification") or {}
+            report = extra if "sentences" in extra else report
+        return text, report, 'the report chunk\'s model_extra["verification"]'
+
+    def chat_helper() -> Result:
+        with sdk.chat.completions.stream(model="m", messages=messages) as stream:
+            final = stream.get_final_completion()
+        via = "GET …/{completion.id}/verification"
+        return final.choices[0].message.content or "", stored(proxy, final.id), via
+
+    def responses_create() -> Result:
+        response = sdk.responses.create(model="m", input=INPUT)
+        return (
+            response.output_text,
+            (response.model_extra or {})["verification"],
+            ('model_extra["verification"]'),
+        )
+
+    def responses_stream() -> Result:
+        text, report = "", None
+        for event in sdk.responses.create(model="m", input=INPUT, stream=True):
+            if event.type == "response.output_text.delta":
+                text += event.delta
+            if event.type in ("response.completed", "response.incomplete"):
+                report = (event.response.model_extra or {})["verification"]
+        return text, report, 'the closing event\'s response.model_extra["verification"]'
+
+    def responses_helper() -> Result:
+        with sdk.responses.stream(model="m", input=INPUT) as stream:
+            text = "".join(e.delta for e in stream if e.type == "response.output_text.delta")
+            final = stream.get_final_response()
+        assert final.output_text == text
+        return (
+            text,
+            (final.model_extra or {})["verification"],
+            ('get_final_response().model_extra["verification"]'),
+        )
+
+    handler = VerificationCallbackHandler(proxy.base_url, api_key="sk-py")
+    llm = ChatOpenAI(
+        model="m",
+        base_url=proxy.base_url,
+        api_key=SecretStr("sk-py"),
+        max_retries=0,
+        default_headers=headers,
+        callbacks=[handler],
+        http_client=handler.http_client(),
+    )
+    lc_via = 'response_metadata["verification"] (veriproxy.client handler)'
+
+    def langchain_invoke() -> Result:
+        message = llm.invoke(INPUT)
+        return str(message.content), message.response_metadata["verification"], lc_via
+
+    def langchain_stream() -> Result:
+        full: Any = None
+        for chunk in llm.stream(INPUT):
+            full = chunk if full is None else full + chunk
+        return str(full.content), full.response_metadata["verification"], lc_via
+
+    return {
+        "openai-python|chat.completions.create": chat_create,
+        "openai-python|chat.completions.create stream": chat_stream,
+        "openai-python|chat.completions.stream()": chat_helper,
+        "openai-python|responses.create": responses_create,
+        "openai-python|responses.create stream": responses_stream,
+        "openai-python|responses.stream()": responses_helper,
+        "langchain-openai|invoke": langchain_invoke,
+        "langchain-openai|stream": langchain_stream,
+    }
+
+
+def run_python(proxy: RunningProxy, headers: dict[str, str]) -> list[dict[str, Any]]:
+    results: list[dict[str, Any]] = []
+    for name, operation in python_operations(proxy, headers).items():
+        client, op = name.split("|")
+        try:
+            text, report, via = operation()
+        except Exception as exc:  # recorded: the table says how it fails
+            results.append({"client": client, "operation": op, "ok": False, "error": str(exc)})
+            continue
+        entry = {"text": text, "report": report, "reportVia": via}
+        results.append({"client": client, "operation": op, "ok": True, **entry})
+    return results
+
+
+# Known failures, each with the symptom it shows today. Gate mode drops the opening events of
+# a streamed /v1/responses (issue 29 item 1, another change); openai-python's chat stream helper
+# raises ContentFilterFinishReasonError on the finish_reason a gate block ends with (by the
+# SDK's design: the text streamed until then has reached the app). A listed case that starts to
+# work passes the checks below like the others; the table then shows it (regenerate it).
+KNOWN_BROKEN = {
+    ("gate", "openai-python", "chat.completions.stream()"): "rejected by the content filter",
+    ("gate", "openai-python", "responses.stream()"): "Expected to have received `response.created`",
+    ("gate", "openai-node", "responses.stream()"): "expected 'response.created' event",
+    ("gate", "ai-sdk", "streamText responses"): "text part",
+}
+
+
+@pytest.fixture
+def verifying(
+    proxy_factory: ProxyFactory, emulator: RunningEmulator, tmp_path: Path
+) -> RunningProxy:
+    (tmp_path / "gate-block.yaml").write_text(GATE)
+    emulator.emulator.reply = ANSWER
+    return proxy_factory(
+        {"verification": {"enabled": True, "timeout_seconds": 300, "policies_dir": str(tmp_path)}}
+    )
+
+
+def check(mode: str, result: dict[str, Any]) -> None:
+    name = f"{mode}: {result['client']} {result['operation']}"
+    if not result["ok"]:
+        symptom = KNOWN_BROKEN.get((mode, result["client"], result["operation"]))
+        assert symptom is not None, f"{name}: {result.get('error')}"
+        assert symptom in result["error"], f"{name}: {result.get('error')}"
+        return
+    report = result["report"]
+    assert [s["verdict"] for s in report["sentences"]] == ["supported", "uncited"], name
+    if mode == "annotate":
+        assert result["text"] == ANSWER, name
+        assert report["status"] in ("verified", "flagged"), name
+    else:
+        assert result["text"], name  # the verified part, or the policy's message
+        assert BLOCKED not in result["text"], name
+        assert report["status"] == "blocked", name
+
+
+def test_clients_in_annotate_and_gate_mode(verifying: RunningProxy) -> None:
+    documents = {"X-Veriproxy-Documents": json.dumps(DOCUMENTS)}
+    modes = {"annotate": documents, "gate": {**documents, "X-Veriproxy-Policy": "gate-block"}}
+    results = {
+        mode: run_python(verifying, headers) + run_clients(verifying, headers)
+        for mode, headers in modes.items()
+    }
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(results, indent=1), encoding="utf-8")
+    for mode, mode_results in results.items():
+        for result in mode_results:
+            check(mode, result)
+    documented = DOC.read_text(encoding="utf-8")
+    assert replace_table(documented, render(results)) == documented, (
+        "docs/api.md's client table differs from what the tests measured: "
+        "run `python scripts/client_matrix.py` (it reads " + str(RESULTS) + ")"
+    )
