@@ -16,7 +16,14 @@ from typing import Any
 
 from proxy.errors import sanitise
 from proxy.scrub import without_surrogates
-from verifiers import Action, EscalationSummary, ResponseReport, SentenceAnnotation, to_json
+from verifiers import (
+    Action,
+    EscalationSummary,
+    Evidence,
+    ResponseReport,
+    SentenceAnnotation,
+    to_json,
+)
 
 _WITHHELD = (Action.REDACT, Action.BLOCK)  # actions whose words a client may not have seen
 
@@ -32,6 +39,9 @@ class ResponseContext:
     prompt: str | None = None
     answer: str | None = None
     latency_ms: Mapping[str, float] = field(default_factory=dict)
+    # The abstracts the answer was judged against: the review queue shows a deciding span
+    # inside its abstract. Never written to the audit record.
+    evidence: tuple[Evidence, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ class Quote:
     end: int
     label: str  # the NLI label of the window against the claim
     score: float
+    abstract: str = ""  # the abstract the offsets index into; empty when it was not at hand
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +82,7 @@ class ReviewItem:
                     "end": q.end,
                     "label": q.label,
                     "score": q.score,
+                    "abstract": q.abstract,
                 }
                 for q in self.evidence
             ],

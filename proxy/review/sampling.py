@@ -18,7 +18,7 @@ from proxy.errors import sanitise
 from proxy.review.items import FailedCheck, Quote, ReviewItem
 from proxy.scrub import without_surrogates
 from proxy.settings.review import ReviewSettings
-from verifiers import Action, ReportStatus, ResponseReport, SentenceAnnotation
+from verifiers import Action, EvidenceSpan, ReportStatus, ResponseReport, SentenceAnnotation
 
 Draw = Callable[[], float]  # uniform on [0, 1)
 
@@ -57,6 +57,12 @@ class Sampler:
         return items
 
 
+def _abstract(abstract: str, span: EvidenceSpan) -> str:
+    """The abstract when the span's offsets read the span's words in it, else nothing (a span of
+    evidence the client brought may not index into a stored abstract)."""
+    return abstract if abstract[span.start : span.end] == span.text else ""
+
+
 def _item(
     report: ResponseReport,
     ctx: ResponseContext,
@@ -67,6 +73,7 @@ def _item(
     response_inclusion: float | None,
 ) -> ReviewItem:
     spans = (*s.evidence, *(span for claim in s.claims for span in claim.evidence))
+    abstracts = {e.pmid: e.abstract for e in ctx.evidence}
     checks = (*s.checks, *(check for claim in s.claims for check in claim.checks))
     return ReviewItem(
         request_id=ctx.request_id,
@@ -89,7 +96,16 @@ def _item(
         response_inclusion=response_inclusion,
         evidence=tuple(
             dict.fromkeys(
-                Quote(q.pmid, q.title, q.text, q.start, q.end, q.label.value, q.score)
+                Quote(
+                    q.pmid,
+                    q.title,
+                    q.text,
+                    q.start,
+                    q.end,
+                    q.label.value,
+                    q.score,
+                    _abstract(abstracts.get(q.pmid, ""), q),
+                )
                 for q in spans
             )
         ),

@@ -62,12 +62,18 @@
     $("evidence").replaceChildren(...(item.evidence.length ? item.evidence.map((q) => el("li", {},
       el("a", { href: PUBMED + encodeURIComponent(q.pmid) + "/", target: "_blank", rel: "noopener noreferrer", textContent: "PMID " + q.pmid }),
       " ", q.title, el("span", { className: "meta", textContent: ` (${words(q.label)} ${q.score.toFixed(2)}, characters ${q.start}–${q.end})` }),
-      el("p", { className: "abstract" }, "… ", el("mark", { textContent: q.text }), " …"))) : [el("li", { textContent: "none" })]));
+      spanIn(q))) : [el("li", { textContent: "none" })]));
     $("checks").replaceChildren(...(item.failed_checks.length
       ? item.failed_checks.map((c) => el("li", { textContent: `${c.name}: ${c.detail}` }))
       : [el("li", { textContent: "none" })]));
     for (const radio of document.querySelectorAll("input[name=verdict]")) radio.checked = radio.value === (given || item.verdict);
     $("note").value = "";
+  }
+
+  // The abstract with the deciding span highlighted, or the span alone when the abstract is unknown.
+  function spanIn(q) {
+    if (!q.abstract) return el("p", { className: "abstract" }, "… ", el("mark", { textContent: q.text }), " …");
+    return el("p", { className: "abstract" }, q.abstract.slice(0, q.start), el("mark", { textContent: q.text }), q.abstract.slice(q.end));
   }
 
   async function load() {

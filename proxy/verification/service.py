@@ -314,6 +314,7 @@ def _response_context(ctx: RequestContext, answer: str) -> ResponseContext:
         prompt=ctx.state.prompt,
         answer=answer,
         latency_ms={} if retrieval is None else {"retrieval": round(retrieval, 2)},
+        evidence=ctx.state.evidence,
     )
 
 

@@ -70,7 +70,9 @@ def test_a_reviewer_labels_from_the_keyboard(
     if first["evidence"]:
         marks = [m.text for m in evidence.find_elements(By.TAG_NAME, "mark")]
         assert marks == [q["text"] for q in first["evidence"]]
+    browser.set_window_size(1280, 1200)  # the highlighted span inside its abstract in view
     browser.save_screenshot(str(ARTIFACTS / "review.png"))
+    browser.set_window_size(1280, 900)
 
     _press(browser, Keys.ENTER)  # the verdict is right
     WebDriverWait(browser, 10).until(lambda d: _position(d) == f"2 of {len(queue)}")

@@ -66,6 +66,9 @@ def test_traffic_fills_the_queue_at_the_configured_rates(
     by_text = {(r["request_id"], s["index"]): s["verdict"] for r in records for s in r["sentences"]}
     assert all(by_text[(i["request_id"], i["sentence"])] == i["verdict"] for i in traffic)
     assert all(i["text"] and i["tenant"] == "clinic" for i in traffic)
+    # Each deciding span comes with the abstract it was read from, highlighted there on the page.
+    spans = [q for i in traffic for q in i["evidence"]]
+    assert spans and all(q["abstract"][q["start"] : q["end"]] == q["text"] for q in spans)
 
 
 def test_other_keys_cannot_read_or_label(

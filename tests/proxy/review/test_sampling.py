@@ -11,7 +11,7 @@ from proxy.audit import ResponseContext
 from proxy.review.sampling import Sampler
 from proxy.settings.review import VERDICTS, ReviewSettings
 from tests.proxy.report_factory import report, sentence
-from verifiers import Action, ReportStatus, Verdict
+from verifiers import Action, Evidence, ReportStatus, Verdict
 
 CTX = ResponseContext(request_id="req-1", tenant="clinic", model="gpt-test")
 
@@ -51,6 +51,25 @@ def test_sentences_the_verifier_cannot_vouch_for_always_enter() -> None:
     found = Sampler(settings).select(report((sentence(0, Verdict.SUPPORTED), unsure)), CTX, 0.0)
     assert [(x.sentence, x.reason, x.inclusion, x.needs_review) for x in found] == [
         (1, "needs_review", 1.0, True)
+    ]
+
+
+def test_a_deciding_span_keeps_the_abstract_it_indexes_into() -> None:
+    settings = _settings(default_rate=1.0)
+    ctx = replace(
+        CTX,
+        evidence=(
+            Evidence("111", "Title", "span of the abstract", ()),
+            Evidence("222", "Title", "a different text", ()),
+        ),
+    )
+    answer = report((sentence(0, Verdict.SUPPORTED, pmids=("111", "222", "333")),))
+    (found,) = Sampler(settings).select(answer, ctx, 0.0)
+    # 222's abstract does not hold the span at its offsets, and 333 was not in the evidence.
+    assert [(q.pmid, q.abstract) for q in found.evidence] == [
+        ("111", "span of the abstract"),
+        ("222", ""),
+        ("333", ""),
     ]
 
 
