@@ -1,7 +1,8 @@
 """The clients apps use, against the real proxy, verifier and emulator, in annotate and gate
 mode, streamed and not, the Responses helpers included: openai-node 6 and the Vercel AI SDK 6
 (``@ai-sdk/openai`` 3) under Node 20, from the npm registry (tests/node, installed by
-``npm ci``), and, in this process, openai-python and LangChain (with veriproxy.client's handler).
+``npm ci``), and, in this process, openai-python, LangChain and LlamaIndex (with
+veriproxy.client's handlers).
 
 Each operation is what an app writes; the report is reached only through what the client
 really hands the app (a field of the object it returns, an event it yields, or the answer's id
@@ -14,7 +15,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +76,8 @@ def stored(proxy: RunningProxy, answer_id: str) -> dict[str, Any]:
 def python_operations(proxy: RunningProxy, headers: dict[str, str]) -> dict[str, Operation]:
     """The same operations with openai-python and LangChain, reading what they hand an app."""
     from langchain_openai import ChatOpenAI
+    from llama_index.core.llms import ChatMessage
+    from llama_index.llms.openai_like import OpenAILike
     from pydantic import SecretStr
 
     from veriproxy.client.langchain import VerificationCallbackHandler
@@ -151,6 +154,25 @@ def python_operations(proxy: RunningProxy, headers: dict[str, str]) -> dict[str,
             full = chunk if full is None else full + chunk
         return str(full.content), full.response_metadata["verification"], lc_via
 
+    li_llm = OpenAILike(
+        model="m",
+        api_base=proxy.base_url,
+        api_key="sk-py",
+        is_chat_model=True,
+        max_retries=0,
+        default_headers=headers,
+    )
+    li_messages = [ChatMessage(role="user", content=INPUT)]
+    li_via = 'additional_kwargs["verification"] (veriproxy.client handler)'
+
+    def llamaindex_chat() -> Result:
+        response = li_llm.chat(li_messages)
+        return str(response.message.content), response.additional_kwargs["verification"], li_via
+
+    def llamaindex_stream_chat() -> Result:
+        *_, last = li_llm.stream_chat(li_messages)
+        return str(last.message.content), last.additional_kwargs["verification"], li_via
+
     return {
         "openai-python|chat.completions.create": chat_create,
         "openai-python|chat.completions.create stream": chat_stream,
@@ -160,7 +182,22 @@ def python_operations(proxy: RunningProxy, headers: dict[str, str]) -> dict[str,
         "openai-python|responses.stream()": responses_helper,
         "langchain-openai|invoke": langchain_invoke,
         "langchain-openai|stream": langchain_stream,
+        "llama-index OpenAILike|chat": llamaindex_chat,
+        "llama-index OpenAILike|stream_chat": llamaindex_stream_chat,
     }
+
+
+@pytest.fixture
+def llamaindex_handler(verifying: RunningProxy) -> Iterator[None]:
+    from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
+
+    from veriproxy.client.llamaindex import VerificationEventHandler
+
+    dispatcher = get_dispatcher()
+    handler = VerificationEventHandler(base_url=verifying.base_url, api_key="sk-py")
+    dispatcher.add_event_handler(handler)
+    yield
+    dispatcher.event_handlers.remove(handler)
 
 
 def run_python(proxy: RunningProxy, headers: dict[str, str]) -> list[dict[str, Any]]:
@@ -219,6 +256,7 @@ def check(mode: str, result: dict[str, Any]) -> None:
         assert report["status"] == "blocked", name
 
 
+@pytest.mark.usefixtures("llamaindex_handler")
 def test_clients_in_annotate_and_gate_mode(verifying: RunningProxy) -> None:
     documents = {"X-Veriproxy-Documents": json.dumps(DOCUMENTS)}
     modes = {"annotate": documents, "gate": {**documents, "X-Veriproxy-Policy": "gate-block"}}
