@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +75,32 @@ def test_the_client_imports_without_the_server_or_any_framework() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "fetch_report" in done.stdout
+
+
+def test_the_client_wheel_needs_only_httpx(tmp_path: Path) -> None:
+    """Built offline from a copy of clients/python: the client package alone, httpx its only
+    requirement (each framework is an extra)."""
+    source = tmp_path / "source"
+    shutil.copytree(CLIENT_ROOT, source, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    offline = ("--no-deps", "--no-index", "--no-build-isolation", "--quiet")
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(source), *offline, "-w", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert built.returncode == 0, built.stderr
+    (wheel,) = tmp_path.glob("veriproxy_client-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+        requires = [
+            line.split(":", 1)[1].strip()
+            for line in archive.read(metadata).decode().splitlines()
+            if line.startswith("Requires-Dist:")
+        ]
+    assert {n.split("/")[0] for n in names if ".dist-info/" not in n} == {"veriproxy"}
+    assert [r for r in requires if "extra ==" not in r] == ["httpx>=0.27"]
 
 
 # -- LangChain ------------------------------------------------------------------------------
