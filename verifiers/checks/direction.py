@@ -14,8 +14,8 @@ from collections.abc import Sequence
 
 from verifiers._types import CheckResult
 from verifiers.checks._base import Check, CheckInput, Effect
-from verifiers.checks.negation import NEAR_COPY, is_negated
-from verifiers.checks.normalise import content_tokens, normalise
+from verifiers.checks.negation import is_negated
+from verifiers.checks.normalise import closest, content_tokens, normalise
 
 _UP = """increase increases increased increasing rise rises rose raised elevated elevation higher
     greater more improve improves improved improvement enhance enhances enhanced promote promotes
@@ -60,17 +60,17 @@ def check_direction(claim: str, sentences: Sequence[tuple[str, str]]) -> CheckRe
     claim_tokens = _content(claim)
     if not claim_tokens:
         return None
-    best: tuple[float, str, str] | None = None
-    for pmid, text in sentences:
-        # The sentence and its clauses ("X rose, whereas Y fell"): the closest one decides,
-        # a clause before its sentence when both hold the claim equally well.
-        for clause in sorted({text, *_CLAUSE.split(text)}, key=len):
-            overlap = len(claim_tokens & _content(clause)) / len(claim_tokens)
-            if overlap >= NEAR_COPY and (best is None or overlap > best[0]):
-                best = (overlap, pmid, clause)
-    if best is None:
+    # The sentence and its clauses ("X rose, whereas Y fell"): the closest one decides, a
+    # clause before its sentence when both hold the claim equally well.
+    clauses = (
+        (pmid, clause)
+        for pmid, text in sentences
+        for clause in sorted({text, *_CLAUSE.split(text)}, key=len)
+    )
+    found = closest(claim_tokens, clauses, _content)
+    if found is None:
         return None
-    _, pmid, clause = best
+    pmid, clause = found
     evidence_sign = direction(clause)
     if evidence_sign == 0 or is_negated(clause) or _COMPARATIVE.search(normalise(clause)):
         return None

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from verifiers._types import CheckResult
 from verifiers.checks._base import Check, CheckInput, Effect
-from verifiers.checks.normalise import content_tokens, normalise
+from verifiers.checks.normalise import NEAR_COPY, closest, content_tokens, normalise
 
 _CUES = re.compile(
     r"\b(?:not|no|never|neither|nor|none|without|cannot|can't|won't|isn't|aren't|wasn't|"
@@ -34,7 +34,6 @@ _AIM = re.compile(
     r"|we (?:sought|tested|asked))\b|\?\s*$",
     re.IGNORECASE,
 )
-NEAR_COPY = 0.6  # share of the claim's content words the evidence sentence must contain
 # Share of the matching evidence clause's content words a claim clause must contain: a short
 # claim ("The tradename of apixaban is Eliquis") shares two words with a long clause that has
 # its own negation ("... apixaban (Eliquis) ... does not require monitoring") without copying it.
@@ -55,16 +54,10 @@ def check_negation(claim: str, sentences: Sequence[tuple[str, str]]) -> CheckRes
     claim_tokens = content_tokens(claim)
     if not claim_tokens:
         return None
-    best: tuple[float, str, str] | None = None
-    for pmid, text in sentences:
-        if _AIM.search(text):
-            continue
-        overlap = len(claim_tokens & content_tokens(text)) / len(claim_tokens)
-        if overlap >= NEAR_COPY and (best is None or overlap > best[0]):
-            best = (overlap, pmid, text)
-    if best is None:
+    found = closest(claim_tokens, ((p, t) for p, t in sentences if not _AIM.search(t)))
+    if found is None:
         return None
-    _, pmid, text = best
+    pmid, text = found
     evidence = [(clause, content_tokens(clause)) for clause in _CLAUSE.split(text)]
     compared = False
     for clause in _CLAUSE.split(claim):

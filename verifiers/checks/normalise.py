@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable, Iterable
 
 _TRANSLATE = str.maketrans(
     {
@@ -74,3 +75,21 @@ def _stem(token: str) -> str:
     if len(token) > 5 and token.isalpha():
         return _SUFFIX.sub("", token)
     return token
+
+
+NEAR_COPY = 0.6  # share of the claim's content words the evidence sentence must contain
+
+
+def closest(
+    claim_tokens: set[str],
+    candidates: Iterable[tuple[str, str]],
+    words: Callable[[str], set[str]] = content_tokens,
+) -> tuple[str, str] | None:
+    """The ``(pmid, text)`` among ``candidates`` that holds the most of ``claim_tokens`` (its
+    ``words``), the first on a tie; None unless it is a near copy (``NEAR_COPY``)."""
+    best: tuple[float, str, str] | None = None
+    for pmid, text in candidates:
+        overlap = len(claim_tokens & words(text)) / len(claim_tokens)
+        if overlap >= NEAR_COPY and (best is None or overlap > best[0]):
+            best = (overlap, pmid, text)
+    return None if best is None else (best[1], best[2])
