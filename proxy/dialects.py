@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from policies import LegacyCompletions, Policy
+from proxy.verification.shapes import CONTENT_FILTER
 
-CONTENT_FILTER = "content_filter"
 # Our own Responses stream events. openai-node's stream helper throws on an event type it does
 # not know, so they are sent only to a request that opts in (VERIFICATION_EVENTS); by default
 # the report, with every sentence's annotation, rides in the closing response.* event.

@@ -18,9 +18,8 @@ from proxy.verification import render
 from proxy.verification.answers import AnswerTexts, redact_message
 from proxy.verification.logprobs import shown_only
 from proxy.verification.session import Outcome, VerificationSession
+from proxy.verification.shapes import CONTENT_FILTER
 from verifiers import Action, ResponseReport
-
-CONTENT_FILTER = "content_filter"
 
 
 def enforce_on_choice(

@@ -64,10 +64,9 @@ from proxy.verification.chunks import (
 )
 from proxy.verification.logprobs import TokenLog, with_token_entries
 from proxy.verification.session import Outcome, VerificationSession
-from proxy.verification.shapes import streamed_choices
+from proxy.verification.shapes import CONTENT_FILTER, streamed_choices
 from verifiers import Action, ResponseReport, SentenceAnnotation
 
-CONTENT_FILTER = "content_filter"
 Finished = Callable[[Outcome, str], None]  # called once with the outcome and the full answer
 
 
