@@ -28,6 +28,7 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from policies import OnVerifierError
 from proxy.chat_service import attempt
 from proxy.dialects import (
     REPORT_EVENT,
@@ -52,6 +53,7 @@ from proxy.protocol import ChatRequest
 from proxy.scrub import Scrubber
 from proxy.streaming import DONE, StreamChunk, error_event, frame_sse
 from proxy.upstream import LiteLLMUpstream, Route, UpstreamRouter
+from proxy.verification.shapes import UNREAD_KEY
 
 logger = logging.getLogger("veriproxy.dialects")
 
@@ -82,6 +84,10 @@ class DialectAnswer:
     headers: dict[str, str]
 
 
+class UnverifiableRequest(InvalidRequest):
+    code = "unverifiable_request"
+
+
 def unverified(reason: str) -> dict[str, str]:
     return {"status": "unverified", "reason": reason}
 
@@ -105,19 +111,29 @@ class DialectService:
         self._max_event_bytes = limits.max_event_bytes
 
     async def _prepare(self, call: DialectCall) -> tuple[dict[str, Any], str | None]:
-        """The body to send, and why it is not verified (None: it is)."""
+        """The body to send, and why it is not verified (None: it is). A request that cannot be
+        verified still gets its policy: one that withholds what it cannot verify
+        (``on_verifier_error: closed``) refuses it, audited, before the upstream is called."""
         view = call.dialect.messages(call.body)
-        if isinstance(view, Unverifiable):
-            return call.body, view.reason
-        request = ChatRequest(body={"model": call.ctx.model, "messages": view})
+        unverifiable = view.reason if isinstance(view, Unverifiable) else None
+        messages = [] if isinstance(view, Unverifiable) else view
+        request = ChatRequest(body={"model": call.ctx.model, "messages": messages})
         for preparer in self._extensions.preparers:
             request = await preparer.prepare(request, call.ctx)
         state = call.ctx.state
         policy = None if state.verification_skipped else state.policy
-        if policy is not None and (reason := call.dialect.skipped_by(policy)):
+        if policy is not None and unverifiable is None:
+            unverifiable = call.dialect.skipped_by(policy)
+        elif policy is not None and policy.on_verifier_error is OnVerifierError.CLOSED:
+            raise UnverifiableRequest(
+                f"this request cannot be verified ({unverifiable}), and policy "
+                f"'{policy.name}' withholds what it cannot verify"
+            )
+        if unverifiable is not None:
             state.policy = None  # nothing downstream verifies it
-            return call.body, reason
-        added = [m for m in request.messages if m not in view]
+            call.dialect.verifying = False
+            return call.body, unverifiable
+        added = [m for m in request.messages if m not in messages]
         return call.dialect.inject(call.body, added), None
 
     def _route(self, call: DialectCall) -> Route:
@@ -188,11 +204,13 @@ class DialectService:
     async def _complete(self, call: DialectCall) -> DialectAnswer:
         body, skipped = await self._prepare(call)
         data = await self._data(call, body)
-        text = call.dialect.answer(data)
-        if skipped is not None or text is None or not self._extensions.finalisers:
-            reason = skipped or "the answer holds no text to verify"
-            out = self._unverified(call, data, text or "", reason)
+        if skipped is not None or not self._extensions.finalisers:
+            call.dialect.verifying = False
+            text = call.dialect.answer(data)
+            out = self._unverified(call, data, text or "", skipped or "verification is off")
             return DialectAnswer(self._encode(out), {STATUS_HEADER: "unverified"})
+        # No text, or more than the text: the chat view says so, and the policy decides.
+        message = {"role": "assistant", "content": call.dialect.answer(data)}
         view: dict[str, Any] = {
             "id": data.get("id"),
             "object": "chat.completion",
@@ -200,7 +218,7 @@ class DialectService:
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": text},
+                    "message": {**message, UNREAD_KEY: call.dialect.unread(data)},
                     "finish_reason": "stop",
                 }
             ],
@@ -218,7 +236,7 @@ class DialectService:
         self, call: DialectCall, data: Mapping[str, Any], text: str, reason: str
     ) -> dict[str, Any]:
         self._metrics.unverified.labels(call.route_label, NOT_VERIFIABLE).inc()
-        return call.dialect.apply(data, text, None, unverified(reason))
+        return call.dialect.apply(data, text, None, unverified(reason), whole=True)
 
     def _encode(self, data: Mapping[str, Any]) -> bytes:
         return self._scrubber.raw(json.dumps(data, ensure_ascii=False).encode())
@@ -252,6 +270,7 @@ class DialectService:
         custom_events = responses and call.ctx.options.extra.get(VERIFICATION_EVENTS) is True
         source = self._view(dialect, events)
         if skipped is not None or not self._extensions.transformers:
+            dialect.verifying = False
             self._metrics.unverified.labels(call.route_label, NOT_VERIFIABLE).inc()
             report: dict[str, Any] | None = unverified(skipped or "verification is off")
         else:
@@ -307,14 +326,17 @@ class DialectService:
             text = dialect.delta(data)
             # The answer's id travels in the view, so the report is stored under it.
             head = {"id": dialect.answer_id} if dialect.answer_id else {}
-            if text is not None:
-                yield _view_chunk({**head, **_choice({"content": text})}, data)
+            unread = {UNREAD_KEY: reasons} if (reasons := dialect.take_unread()) else {}
+            if text is not None or unread:
+                yield _view_chunk({**head, **_choice({"content": text or "", **unread})}, data)
             elif dialect.is_terminal(data):
                 if not finished:
                     finished = True
                     yield _view_chunk({**head, **_choice({}, "stop")}, None)
             else:
                 yield _view_chunk({**head, **_choice({})}, data)
+        if dialect.verifying:
+            dialect.ended()  # a stream cut short is an upstream failure, never "verified"
         if not finished:
             yield _view_chunk(_choice({}, "stop"), None)
 

@@ -25,7 +25,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from policies import LegacyCompletions, Policy
-from proxy.verification.shapes import CONTENT_FILTER
+from proxy.errors import InvalidRequest, UpstreamProtocolError
+from proxy.verification import render
+from proxy.verification.shapes import CONTENT_FILTER, strict_index
 
 # Our own Responses stream events. openai-node's stream helper throws on an event type it does
 # not know, so they are sent only to a request that opts in (VERIFICATION_EVENTS); by default
@@ -44,6 +46,7 @@ class Unverifiable:
 
 class Dialect(Protocol):
     path: str  # below the upstream's base URL
+    verifying: bool  # False: the answer passes through unverified (and is said to)
 
     def skipped_by(self, policy: Policy) -> str | None: ...
 
@@ -56,11 +59,23 @@ class Dialect(Protocol):
 
     def answer(self, data: Mapping[str, Any]) -> str | None: ...
 
+    def unread(self, data: Mapping[str, Any]) -> list[str]: ...
+
     def apply(
-        self, data: Mapping[str, Any], text: str, finish: str | None, report: Mapping[str, Any]
+        self,
+        data: Mapping[str, Any],
+        text: str,
+        finish: str | None,
+        report: Mapping[str, Any],
+        *,
+        whole: bool = False,
     ) -> dict[str, Any]: ...
 
     def delta(self, event: Mapping[str, Any]) -> str | None: ...
+
+    def take_unread(self) -> list[str]: ...
+
+    def ended(self) -> None: ...
 
     def is_terminal(self, event: Mapping[str, Any]) -> bool: ...
 
@@ -78,13 +93,17 @@ def _added_text(added: list[dict[str, Any]]) -> str:
 
 
 class CompletionsDialect:
-    """``POST /v1/completions``: ``prompt`` in, ``choices[0].text`` out."""
+    """``POST /v1/completions``: ``prompt`` in, ``choices[0].text`` out. ``n`` and ``best_of``
+    must be integers; a verified answer has exactly one choice, index 0 (any other entry is an
+    upstream protocol error); what the client gets is rendered: text, index, finish reason and
+    usage counts, never the upstream's other fields (its ``logprobs`` included)."""
 
     path = "/completions"
 
     def __init__(self) -> None:
         self._template: dict[str, Any] = {}
         self._held: list[dict[str, Any]] = []
+        self.verifying = True  # False: the answer passes through unverified (said so)
 
     def skipped_by(self, policy: Policy) -> str | None:
         if policy.legacy_completions is LegacyCompletions.UNVERIFIED:
@@ -97,11 +116,14 @@ class CompletionsDialect:
         return value if isinstance(value, str) else None
 
     def messages(self, body: Mapping[str, Any]) -> list[dict[str, Any]] | Unverifiable:
+        for name in ("n", "best_of"):
+            if name in body and body[name] is not None and strict_index(body[name]) is None:
+                raise InvalidRequest(f"'{name}' must be a non-negative integer", param=name)
         prompt = body.get("prompt")
         if not isinstance(prompt, str):
             return Unverifiable("the prompt is not one string (a batch or token ids)")
         for name in ("n", "best_of"):
-            if isinstance(body.get(name), int) and body[name] > 1:
+            if (body.get(name) or 1) > 1:
                 return Unverifiable(f"{name} > 1: several answers, only one could be verified")
         if body.get("echo") is True:
             return Unverifiable("echo: the prompt is returned as part of the answer")
@@ -113,33 +135,62 @@ class CompletionsDialect:
         return {**body, "prompt": f"{_added_text(added)}\n\n{body['prompt']}"}
 
     def answer(self, data: Mapping[str, Any]) -> str | None:
-        choice = _first(data.get("choices"))
+        choice = self._only(data.get("choices"))
         text = choice.get("text") if choice else None
         return text if isinstance(text, str) else None
 
+    def unread(self, data: Mapping[str, Any]) -> list[str]:
+        return []
+
+    def _only(self, choices: object) -> dict[str, Any] | None:
+        """Choice 0; when verifying, any other entry is a protocol error (one was asked for)."""
+        if not self.verifying:
+            return _first(choices)
+        entries = choices if isinstance(choices, list) else []
+        if any(not isinstance(c, dict) or strict_index(c.get("index")) != 0 for c in entries):
+            raise UpstreamProtocolError("upstream sent a choice the request did not ask for")
+        return entries[0] if entries else None
+
     def apply(
-        self, data: Mapping[str, Any], text: str, finish: str | None, report: Mapping[str, Any]
+        self,
+        data: Mapping[str, Any],
+        text: str,
+        finish: str | None,
+        report: Mapping[str, Any],
+        *,
+        whole: bool = False,
     ) -> dict[str, Any]:
-        out = copy.deepcopy(dict(data))
-        choice = _first(out.get("choices"))
-        if choice is not None:
-            choice["text"] = text
-            if finish is not None:
-                choice["finish_reason"] = finish
+        out = render.envelope(data, "text_completion")
+        upstream = data.get("choices")
+        entries = (
+            [c for c in upstream if isinstance(c, Mapping)] if isinstance(upstream, list) else []
+        )
+        if whole:  # passed through unverified: every choice, rendered
+            out["choices"] = [_completion_choice(c) for c in entries]
+        else:
+            first = entries[0] if entries else {}
+            reason = finish or first.get("finish_reason")
+            out["choices"] = [_completion_choice({"text": text, "finish_reason": reason})]
+        if (counts := render.usage(data.get("usage"))) is not None:
+            out["usage"] = counts
         out["verification"] = dict(report)
         return out
 
     def delta(self, event: Mapping[str, Any]) -> str | None:
         if not self._template:
-            self._template = {
-                k: event[k] for k in ("id", "object", "created", "model") if k in event
-            }
-        choice = _first(event.get("choices"))
+            self._template = render.envelope(event, "text_completion")
+        choice = self._only(event.get("choices"))
         text = choice.get("text") if choice else None
         return text if isinstance(text, str) and text else None
 
+    def take_unread(self) -> list[str]:
+        return []
+
+    def ended(self) -> None:
+        return None
+
     def is_terminal(self, event: Mapping[str, Any]) -> bool:
-        choice = _first(event.get("choices"))
+        choice = self._only(event.get("choices"))
         if choice is None or choice.get("finish_reason") is not None:
             self._held.append(dict(event))
             return True
@@ -163,16 +214,21 @@ class CompletionsDialect:
         )
         reason = finish if finish == CONTENT_FILTER else None
         reason = reason or (held_finish or {}).get("finish_reason") or finish or "stop"
-        last = self._chunk("", reason)
+        last = self._chunk("", render.finish_reason(reason))
         if report is not None:
             last["verification"] = dict(report)
-        usage = [e for e in self._held if not e.get("choices")]
-        return [last, *usage]
+        usage = [render.usage(e.get("usage")) for e in self._held if not e.get("choices")]
+        return [last, *({**self._template, "choices": [], "usage": u} for u in usage if u)]
 
 
 class ResponsesDialect:
     """``POST /v1/responses``: ``instructions``/``input`` in, message items' ``output_text``
-    out; streamed as ``response.*`` events."""
+    out; streamed as ``response.*`` events. Every message item's text is verified (items joined
+    by a blank line) and the client gets one message item holding the verified text. Content
+    parts other than ``output_text`` (``refusal``, ``text``), items other than messages
+    (reasoning, tool calls), a response whose status is not ``completed``/``incomplete`` and a
+    stream that fails or stops before ``response.completed`` are never reported ``verified``;
+    the final response is rendered from known fields (no top-level ``output_text``)."""
 
     path = "/responses"
 
@@ -183,7 +239,11 @@ class ResponsesDialect:
         self._snapshot: dict[str, Any] = {}  # the response as response.created announced it
         self._completed: dict[str, Any] | None = None  # the upstream's own final response
         self._item: dict[str, Any] | None = None  # the first message item
+        self._messages: set[str] = set()  # the ids of every message item
+        self._current = ""  # the message item whose text is streaming
+        self._unread: list[str] = []
         self._at = {"item_id": "", "output_index": 0, "content_index": 0}
+        self.verifying = True
 
     @property
     def answer_id(self) -> str | None:
@@ -211,46 +271,107 @@ class ResponsesDialect:
 
     def answer(self, data: Mapping[str, Any]) -> str | None:
         texts = [
-            part.get("text", "")
+            "".join(
+                str(part.get("text", ""))
+                for part in item.get("content") or ()
+                if isinstance(part, Mapping) and part.get("type") == "output_text"
+            )
             for item in _messages(data)
-            for part in item.get("content") or ()
-            if isinstance(part, Mapping) and part.get("type") == "output_text"
         ]
-        return "".join(texts) if texts else None
+        return ITEM_SEPARATOR.join(texts) if texts else None
+
+    def unread(self, data: Mapping[str, Any]) -> list[str]:
+        """Why what the response holds besides its messages' ``output_text`` is not verified."""
+        reasons = [i["reason"] for i in _unverified_items(data)]
+        for item in _messages(data):
+            for part in item.get("content") or ():
+                kind = part.get("type") if isinstance(part, Mapping) else None
+                if kind != "output_text":
+                    reasons.append(f"a content part of type {str(kind)[:40]!r} is not verified")
+        status = data.get("status")
+        if status not in ("completed", "incomplete"):
+            reasons.append(f"the response's status is {str(status)[:40]!r}, not completed")
+        return list(dict.fromkeys(reasons))
 
     def apply(
-        self, data: Mapping[str, Any], text: str, finish: str | None, report: Mapping[str, Any]
+        self,
+        data: Mapping[str, Any],
+        text: str,
+        finish: str | None,
+        report: Mapping[str, Any],
+        *,
+        whole: bool = False,
     ) -> dict[str, Any]:
-        out = copy.deepcopy(dict(data))
+        out = {k: copy.deepcopy(data[k]) for k in RESPONSE_FIELDS if k in data}
+        out["object"] = "response"
+        out["usage"] = render.usage(data.get("usage"))
+        error = data.get("error")
+        code = error.get("code") if isinstance(error, Mapping) else None
+        out["error"] = {"code": code, "message": "the upstream failed"} if code else None
+        withheld = finish == CONTENT_FILTER
+        output: list[dict[str, Any]] = []
         first = True
-        for item in _messages(out):
-            for part in item.get("content") or ():
-                if isinstance(part, dict) and part.get("type") == "output_text":
-                    part["text"] = text if first else ""
-                    part["annotations"] = part.get("annotations") if first else []
-                    part.pop("logprobs", None)  # token text of withheld words must not travel
-                    first = False
-        if finish == CONTENT_FILTER:
+        for item in data.get("output") or ():
+            if isinstance(item, Mapping) and item.get("type") == "message":
+                if first:
+                    output.append(_message_item(item, text))
+                first = False
+            elif isinstance(item, Mapping) and not withheld:
+                output.append(copy.deepcopy(dict(item)))  # unverified, listed, the policy passed it
+        out["output"] = output
+        if withheld:
             out["status"] = "incomplete"
             out["incomplete_details"] = {"reason": CONTENT_FILTER}
-        out["verification"] = {**report, "unverified_items": _unverified_items(out)}
+        out["verification"] = {**report, "unverified_items": _unverified_items(data)}
         return out
 
     def delta(self, event: Mapping[str, Any]) -> str | None:
         kind = event.get("type")
+        if kind in ("error", "response.failed"):
+            raise UpstreamProtocolError("upstream reported an error in the middle of the answer")
         if kind == "response.created" and isinstance(event.get("response"), Mapping):
             self._snapshot = copy.deepcopy(dict(event["response"]))
-        elif kind == "response.output_item.added" and self._item is None:
-            item = event.get("item")
-            if isinstance(item, Mapping) and item.get("type") == "message":
+        elif kind == "response.output_item.added":
+            self._item_added(event)
+        elif kind == "response.output_text.delta" and event.get("item_id") in self._messages:
+            text = event.get("delta")
+            if not isinstance(text, str) or not text:
+                return None
+            if event.get("item_id") != self._current:
+                separator = ITEM_SEPARATOR if self._current else ""
+                self._current = str(event.get("item_id"))
+                return separator + text
+            return text
+        elif (
+            isinstance(kind, str)
+            and kind.endswith(".delta")
+            and kind != "response.output_text.delta"
+        ):
+            self._unread.append(f"{kind[:60]} events are not verified")
+        elif kind == "response.output_text.delta":
+            self._unread.append("text of an output item that is not a message is not verified")
+        return None
+
+    def _item_added(self, event: Mapping[str, Any]) -> None:
+        item = event.get("item")
+        if not isinstance(item, Mapping):
+            self._unread.append("an output item is not an object")
+        elif item.get("type") == "message":
+            self._messages.add(str(item.get("id", "")))
+            if self._item is None:
                 self._item = copy.deepcopy(dict(item))
                 self._at["item_id"] = str(item.get("id", ""))
-                self._at["output_index"] = int(event.get("output_index") or 0)
-        elif kind == "response.output_text.delta" and event.get("item_id") == self._at["item_id"]:
-            self._at["content_index"] = int(event.get("content_index") or 0)
-            text = event.get("delta")
-            return text if isinstance(text, str) and text else None
-        return None
+                self._at["output_index"] = strict_index(event.get("output_index")) or 0
+        else:
+            self._unread.append(f"{str(item.get('type'))[:40]} items are not verified")
+
+    def take_unread(self) -> list[str]:
+        out, self._unread = list(dict.fromkeys(self._unread)), []
+        return out
+
+    def ended(self) -> None:
+        if self._completed is None:
+            raise UpstreamProtocolError("the upstream stream ended before response.completed")
 
     def is_terminal(self, event: Mapping[str, Any]) -> bool:
         kind = event.get("type")
@@ -258,10 +379,10 @@ class ResponsesDialect:
             self._completed = copy.deepcopy(dict(event.get("response") or {}))
             return True
         if kind in ("response.output_text.done", "response.content_part.done"):
-            return event.get("item_id") == self._at["item_id"]
+            return event.get("item_id") in self._messages
         if kind == "response.output_item.done":
             item = event.get("item")
-            return isinstance(item, Mapping) and item.get("id") == self._at["item_id"]
+            return isinstance(item, Mapping) and item.get("id") in self._messages
         return False
 
     def content_event(self, text: str) -> dict[str, Any]:
@@ -277,7 +398,7 @@ class ResponsesDialect:
         status = "incomplete" if finish == CONTENT_FILTER else "completed"
         events: list[dict[str, Any]] = []
         if self._item is not None:
-            item = {**self._item, "status": status, "content": [part]}
+            item = {**_message_item(self._item, text), "status": status}
             events += [
                 {"type": "response.output_text.done", **self._at, "text": text, "logprobs": []},
                 {"type": "response.content_part.done", **self._at, "part": part},
@@ -287,13 +408,60 @@ class ResponsesDialect:
                     "item": item,
                 },
             ]
-        final = self._completed or {**self._snapshot, "output": [item] if self._item else []}
+        final = self._completed or {**self._snapshot, "output": [self._item] if self._item else []}
         final = self.apply(final, text, finish, report or {})
         kind = (
             "response.incomplete" if final.get("status") == "incomplete" else "response.completed"
         )
         events.append({"type": kind, "response": final})
         return events
+
+
+ITEM_SEPARATOR = "\n\n"  # between message items: the segmenter always splits here
+RESPONSE_FIELDS = (
+    "id",
+    "created_at",
+    "status",
+    "incomplete_details",
+    "instructions",
+    "max_output_tokens",
+    "model",
+    "parallel_tool_calls",
+    "previous_response_id",
+    "reasoning",
+    "store",
+    "temperature",
+    "text",
+    "tool_choice",
+    "tools",
+    "top_p",
+    "truncation",
+    "user",
+    "metadata",
+    "background",
+    "service_tier",
+)
+
+
+def _message_item(item: Mapping[str, Any], text: str) -> dict[str, Any]:
+    """A message item holding one ``output_text`` part: the verified text."""
+    return {
+        "type": "message",
+        "id": str(item.get("id", "")),
+        "status": str(item.get("status") or "completed"),
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": text, "annotations": []}],
+    }
+
+
+def _completion_choice(choice: Mapping[str, Any]) -> dict[str, Any]:
+    text = choice.get("text")
+    return {
+        "text": text if isinstance(text, str) else "",
+        "index": strict_index(choice.get("index")) or 0,
+        "logprobs": None,
+        "finish_reason": render.finish_reason(choice.get("finish_reason")),
+    }
 
 
 def _first(choices: object) -> dict[str, Any] | None:

@@ -29,7 +29,10 @@ UNREAD_FIELDS = {
     "reasoning_content": "reasoning content is not verified",
 }
 TOOL_CALLS_UNREAD = "tool-call arguments are not verified"
-ANSWER_FIELDS = frozenset({"role", "content", "tool_calls", *UNREAD_FIELDS})
+# The chat view of another API (proxy.dialect_service) lists here, in a message or a delta,
+# what of the answer it could not read: each entry is a reason the answer is not verified.
+UNREAD_KEY = "veriproxy_unread"
+ANSWER_FIELDS = frozenset({"role", "content", "tool_calls", UNREAD_KEY, *UNREAD_FIELDS})
 CHOICE_FIELDS = frozenset({"index", "message", "delta", "logprobs", "finish_reason"})
 FINISH_REASONS = frozenset({"stop", "length", "tool_calls", "content_filter", "function_call"})
 
@@ -66,11 +69,16 @@ def present(value: object) -> bool:
 
 def unknown_fields(kind: str, value: Mapping[str, Any], known: frozenset[str]) -> list[str]:
     """A reason for each field of ``value`` that the proxy does not understand and that carries
-    something: it is never sent, and the answer is not ``verified``."""
+    something (it is never sent, and the answer is not ``verified``), and the reasons a chat
+    view lists under :data:`UNREAD_KEY`."""
+    listed = value.get(UNREAD_KEY)
     return [
-        f"{kind} field {str(k)[:40]!r} is not understood"
-        for k, v in value.items()
-        if k not in known and present(v)
+        *(str(r)[:200] for r in (listed if isinstance(listed, list) else ())),
+        *(
+            f"{kind} field {str(k)[:40]!r} is not understood"
+            for k, v in value.items()
+            if k not in known and present(v)
+        ),
     ]
 
 

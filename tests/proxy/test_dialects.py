@@ -36,9 +36,8 @@ def test_responses_apply_lists_what_is_not_verified_and_drops_logprobs() -> None
         {"type": "function_call", "id": "fc_1", "name": "f", "arguments": "{}"},
     )
     out = ResponsesDialect().apply(data, "One. [removed]", None, REPORT)
-    parts = out["output"][1]["content"]
-    assert [p["text"] for p in parts] == ["One. [removed]", ""]
-    assert all("logprobs" not in p for p in parts)
+    parts = out["output"][1]["content"]  # rendered: one part, the verified text
+    assert parts == [{"type": "output_text", "text": "One. [removed]", "annotations": []}]
     items = out["verification"]["unverified_items"]
     assert [(i["type"], i["id"]) for i in items] == [
         ("reasoning", "rs_1"),

@@ -146,25 +146,43 @@ def test_completions_n_must_be_an_integer(gate: RunningProxy, n: object) -> None
     assert _leaks(caught.value.response.content) == []
 
 
-@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
-@pytest.mark.parametrize("extra", [{"echo": True}, {"prompt": ["q", "r"]}, {}], ids=str)
-def test_completions_under_a_closed_policy_never_pass_unverified(
-    gate: RunningProxy, extra: dict[str, Any], stream: bool
+@pytest.mark.parametrize("extra", [{"echo": True}, {"prompt": ["q", "r"]}], ids=str)
+def test_completions_a_closed_policy_cannot_verify_are_refused_and_audited(
+    gate: RunningProxy, emulator: RunningEmulator, extra: dict[str, Any]
 ) -> None:
-    """What the gate cannot verify (echo, a batch prompt, a second choice) never reaches the
-    client under ``on_verifier_error: closed``, and it is audited."""
+    """What the gate cannot verify (echo, a batch prompt) is refused under
+    ``on_verifier_error: closed`` before the upstream is asked, and audited."""
     client = sdk_client(gate.base_url)
-    raw = client.completions.with_raw_response.create(
-        model="emu-hostile-two-choices",
-        prompt="q",
-        stream=stream,
-        extra_body={**_options(), **extra},
-    )
-    received = raw.http_response.read()
+    with pytest.raises(openai.BadRequestError) as caught:
+        client.completions.create(
+            model="emu-hostile-two-choices", prompt="q", extra_body={**_options(), **extra}
+        )
+    assert caught.value.code == "unverifiable_request"
+    assert emulator.emulator.stats.requests == []
+    [record] = _audit(gate)
+    assert record["status"] == "blocked" and "unverifiable_request" in record["error"]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+def test_completions_a_choice_not_asked_for_is_a_protocol_error(
+    gate: RunningProxy, stream: bool
+) -> None:
+    """A second choice to a request for one: never sent, never ``verified``."""
+    client = sdk_client(gate.base_url)
+    received = b""
+    try:
+        raw = client.completions.with_raw_response.create(
+            model="emu-hostile-two-choices", prompt="q", stream=stream, extra_body=_options()
+        )
+        received = raw.http_response.read()
+        for _ in raw.parse():  # type: ignore[attr-defined]
+            pass
+    except openai.APIError as exc:
+        assert "did not ask for" in exc.message
+        received += exc.response.content if isinstance(exc, openai.APIStatusError) else b""
     assert _leaks(received) == [], received.decode()
-    assert [r["status"] for r in _audit(gate)] != [] and all(
-        r["status"] != "verified" for r in _audit(gate)
-    )
+    [record] = _audit(gate)
+    assert record["status"] == "blocked" and "upstream_protocol_error" in record["error"]
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
@@ -176,8 +194,34 @@ def test_responses_send_nothing_withheld(gate: RunningProxy, shape: str, stream:
     )
     received = raw.http_response.read()
     assert _leaks(received) == [], received.decode()
-    records = _audit(gate)
-    assert records and all(r["status"] != "verified" for r in records)
-    if stream:
-        events = list(raw.parse())
-        assert events[-1].type != "response.completed" or shape not in ("failed", "truncated")
+    [record] = _audit(gate)
+    assert record["status"] != "verified"
+    if stream and shape in ("failed", "truncated"):
+        # A failed or cut stream ends in an error event, as chat's does, never completed.
+        with pytest.raises(openai.APIError, match=r"upstream|response\.completed"):
+            list(raw.parse())  # type: ignore[call-overload]
+        assert b'"type":"response.completed"' not in received
+        assert "upstream_protocol_error" in record["error"]
+
+
+@pytest.mark.parametrize(
+    "marker",
+    [
+        "[PM\u200dID:99999999]",
+        "\uff3bPMID\uff1a\uff19\uff19\uff19\uff19\uff19\uff19\uff19\uff19\uff3d",
+    ],
+    ids=["zero-width-joiner", "full-width"],
+)
+def test_a_lookalike_fabricated_citation_is_caught(
+    gate: RunningProxy, emulator: RunningEmulator, marker: str
+) -> None:
+    emulator.emulator.reply = f"{SUPPORTED} Ibuprofen also halves the rate of {WORD} {marker}."
+    client = sdk_client(gate.base_url)
+    raw = client.chat.completions.with_raw_response.create(
+        model="gpt-x",
+        messages=QUESTION,  # type: ignore[arg-type]
+        extra_body=_options(),
+    )
+    received = raw.http_response.read()
+    assert WORD.lower() not in received.decode().lower()
+    assert raw.headers["x-veriproxy-status"] == "redacted"
