@@ -31,7 +31,6 @@ from policies.errors import (
     Issue,
     PolicyError,
     PolicyFileError,
-    PolicyNotAllowed,
     PolicyNotFound,
 )
 from policies.loader import load_policy, parse_policy
@@ -49,7 +48,6 @@ __all__ = [
     "Policy",
     "PolicyError",
     "PolicyFileError",
-    "PolicyNotAllowed",
     "PolicyNotFound",
     "PolicyStore",
     "ReplaySummary",

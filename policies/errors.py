@@ -2,8 +2,7 @@
 
 PolicyError
  ├── PolicyFileError     a policy file is not valid YAML or breaks the schema (file, line, key)
- ├── PolicyNotFound      no policy by that name, or none matches and there is no default
- └── PolicyNotAllowed    the request chose a policy but its key may not choose
+ └── PolicyNotFound      no policy by that name, or none matches and there is no default
 """
 
 from __future__ import annotations
@@ -39,7 +38,3 @@ class PolicyFileError(PolicyError):
 
 class PolicyNotFound(PolicyError, LookupError):
     """No policy by that name, or no policy matches and no default is loaded."""
-
-
-class PolicyNotAllowed(PolicyError):
-    """The request named a policy, but its API key may not choose one."""

@@ -5,7 +5,8 @@ invalid is rejected: the policy it held before stays in force, a warning is logg
 ``reload_errors`` counter goes up and the ``on_reload_error`` hook is called (the proxy turns it
 into a metric; this package never imports the proxy). ``start()`` polls in a daemon thread.
 
-Selection: a request's explicit choice (only when its key allows it), else the policy whose
+Selection: a request's explicit choice (the proxy checks first that its key may make it, see
+``proxy.verification.selection``), else the policy whose
 ``match`` fits the tenant and model most specifically (tenant before model, exact before glob),
 else the configured default policy (``default`` unless the store is told otherwise), else a
 catch-all (``*``) match. The configured default comes before catch-alls so that configuring it
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from policies._model import Policy
-from policies.errors import Issue, PolicyFileError, PolicyNotAllowed, PolicyNotFound
+from policies.errors import Issue, PolicyFileError, PolicyNotFound
 from policies.loader import load_policy
 from policies.shadowing import find_shadows
 
@@ -91,12 +92,9 @@ class PolicyStore:
         tenant: str | None = None,
         model: str | None = None,
         requested: str | None = None,
-        allow_choice: bool = False,
     ) -> Policy:
         """The policy for one request (see the module docstring for the order)."""
         if requested:
-            if not allow_choice:
-                raise PolicyNotAllowed("this API key may not choose a policy")
             return self.get(requested)
         by_name = self._by_name  # one consistent snapshot even if a reload swaps it
         scored = [

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from policies import Policy, PolicyError, PolicyNotAllowed, PolicyNotFound, PolicyStore
+from policies import Policy, PolicyError, PolicyNotFound, PolicyStore
 from proxy.auth import PermissionDenied
 from proxy.errors import InvalidRequest
 
@@ -30,9 +30,7 @@ def select_policy(
     """The request's policy (see the module docstring); 403 / 400 as OpenAI errors."""
     name = requested or (key_policies[0] if key_policies else None)
     try:
-        return store.select(tenant=tenant, model=model, requested=name, allow_choice=True)
-    except PolicyNotAllowed as exc:
-        raise PermissionDenied(str(exc)) from None
+        return store.select(tenant=tenant, model=model, requested=name)
     except (PolicyNotFound, PolicyError) as exc:
         raise InvalidRequest(str(exc), param="veriproxy.policy") from None
 

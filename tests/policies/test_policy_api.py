@@ -20,7 +20,6 @@ def test_public_api_is_pinned() -> None:
         "Policy",
         "PolicyError",
         "PolicyFileError",
-        "PolicyNotAllowed",
         "PolicyNotFound",
         "PolicyStore",
         "ReplaySummary",

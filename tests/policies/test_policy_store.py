@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from policies import PolicyFileError, PolicyNotAllowed, PolicyNotFound, PolicyStore
+from policies import PolicyFileError, PolicyNotFound, PolicyStore
 from policies.store import PRESETS_DIR
 
 
@@ -49,11 +49,9 @@ def test_selection_by_tenant_model_and_request(tmp_path: Path) -> None:
     assert store.select(tenant="someone", model="gpt-4-turbo").name == "gpt4-any"
     assert store.select(tenant="vet-clinic-3", model="x").name == "vets"
     assert store.select(tenant="someone", model="llama").name == "default"  # preset fallback
-    assert store.select(requested="research", allow_choice=True).name == "research"
-    with pytest.raises(PolicyNotAllowed):
-        store.select(tenant="hospital-a", requested="research")
+    assert store.select(tenant="hospital-a", requested="research").name == "research"
     with pytest.raises(PolicyNotFound):
-        store.select(requested="nope", allow_choice=True)
+        store.select(requested="nope")
 
 
 def test_no_match_and_no_default(tmp_path: Path) -> None:
