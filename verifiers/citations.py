@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 
 from verifiers._types import Citation
+from verifiers.fold import fold
 
 _ID_LIST = r"\d+(?:\s*(?:[,;]|and|[-\u2013])\s*(?:PMID[:\s]*)?\d+)*"
 _BRACKETED = re.compile(
@@ -29,33 +30,45 @@ _MAX_RANGE = 20  # a "range" wider than this is not a reference list
 
 def parse_citations(sentence: str, evidence_ids: Sequence[str]) -> tuple[Citation, ...]:
     """All citations in ``sentence``; ``evidence_ids`` are the PMIDs of the evidence in the
-    order it was injected (numbered reference ``[n]`` is ``evidence_ids[n - 1]``)."""
+    order it was injected (numbered reference ``[n]`` is ``evidence_ids[n - 1]``). Lookalikes
+    are folded first (:mod:`verifiers.fold`); offsets and ``raw`` are of the sentence as
+    written, the PMIDs in ASCII digits."""
+    folded = fold(sentence)
+    text = folded.text
     given = set(evidence_ids)
     found: list[Citation] = []
     taken: list[tuple[int, int]] = []
     for pattern in (_BRACKETED, _BARE):
-        for match in pattern.finditer(sentence):
+        for match in pattern.finditer(text):
             if any(s < match.end() and match.start() < e for s, e in taken):
                 continue
             explicit = pattern is _BARE or bool(match.group("pmid"))
             numbers = _expand(match.group("ids"))
-            if not explicit and not _looks_like_citation(sentence, match, numbers):
+            if not explicit and not _looks_like_citation(text, match, numbers):
                 continue
             taken.append((match.start(), match.end()))
-            raw = match.group(0).strip()
-            start = match.start() + match.group(0).index(raw[0])
+            start, end = folded.span(*_stripped(match))
             for number in numbers:
                 pmid = _resolve(number, explicit, evidence_ids)
-                found.append(Citation(raw, pmid, start, match.end(), pmid in given))
-    found.extend(_named(sentence, [i for i in evidence_ids if not i.isdigit()], taken))
+                found.append(Citation(sentence[start:end], pmid, start, end, pmid in given))
+    for raw_span, name in _named(text, [i for i in evidence_ids if not i.isdigit()], taken):
+        start, end = folded.span(*raw_span)
+        found.append(Citation(sentence[start:end], name, start, end, name in given))
     found.sort(key=lambda c: c.start)
     return tuple(found)
 
 
-def _named(sentence: str, names: Sequence[str], taken: list[tuple[int, int]]) -> list[Citation]:
+def _stripped(match: re.Match[str]) -> tuple[int, int]:
+    """The match's span without the whitespace it may begin with."""
+    whole = match.group(0)
+    return match.start() + len(whole) - len(whole.lstrip()), match.end()
+
+
+def _named(
+    sentence: str, names: Sequence[str], taken: list[tuple[int, int]]
+) -> list[tuple[tuple[int, int], str]]:
     """Client documents may have non-numeric ids: a bracket holding exactly one of them cites it
     (``[doc-7]``), and ``[PMID:<any id>]`` cites whatever it names (valid only if given)."""
-    given = set(names)
     alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
     bare = rf"(?P<id>{alternatives})" if names else r"(?!)"
     pattern = re.compile(
@@ -66,10 +79,7 @@ def _named(sentence: str, names: Sequence[str], taken: list[tuple[int, int]]) ->
     for match in pattern.finditer(sentence):
         if any(s < match.end() and match.start() < e for s, e in taken):
             continue
-        raw = match.group(0).strip()
-        start = match.start() + match.group(0).index(raw[0])
-        name = match.group("named") or match.group("id")
-        found.append(Citation(raw, name, start, match.end(), name in given))
+        found.append((_stripped(match), match.group("named") or match.group("id")))
     return found
 
 

@@ -63,3 +63,23 @@ def test_client_documents_with_non_numeric_ids() -> None:
 def test_fabricated_non_numeric_ids_are_invalid() -> None:
     found = parse_citations("Shown [PMID:abc12x] here.", GIVEN)
     assert [(c.pmid, c.valid) for c in found] == [("abc12x", False)]
+
+
+@pytest.mark.parametrize(
+    "marker",
+    [
+        "[PM\u200dID:99999999]",  # a zero-width joiner inside "PMID"
+        "\uff3bPMID\uff1a\uff19\uff19\uff19\uff19\uff19\uff19\uff19\uff19\uff3d",  # full-width
+        "[PMID:\u200e\u202a99999999\u202c\u200f]",  # bidi marks around the digits
+        "[PMID:99999\u0301999]",  # a combining mark on a digit
+        "[PMID:\u0669\u0669\u0669\u0669\u0669\u0669\u0669\u0669]",  # Arabic-Indic digits
+        "PMID\u2060 99999999",  # a word joiner in a bare citation
+    ],
+)
+def test_lookalike_citations_are_read_as_written(marker: str) -> None:
+    """Issue 26: a fabricated PMID in lookalike characters is a citation, not prose."""
+    sentence = f"Ibuprofen halves infections {marker}."
+    [citation] = parse_citations(sentence, GIVEN)
+    assert (citation.pmid, citation.valid) == ("99999999", False)
+    assert sentence[citation.start : citation.end] == citation.raw
+    assert strip_citations(sentence, [citation]) == "Ibuprofen halves infections."
