@@ -210,6 +210,18 @@ def overview(grid: Layout) -> None:
     )
     grid.add(
         stat(
+            "Needs review",
+            "Share of responses with a sentence whose verdict the verifier cannot vouch for "
+            "(calibrated confidence below review_below): a judge or a person must look.",
+            outcome_rate("needs_review"),
+            "percentunit",
+            steps(("green", None), ("orange", 0.2), ("red", 0.4)),
+        ),
+        4,
+        4,
+    )
+    grid.add(
+        stat(
             "Blocked responses",
             "Share of responses blocked by policy.",
             outcome_rate("blocked"),

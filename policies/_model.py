@@ -105,6 +105,9 @@ class SentenceWhen:
     # false: the sentence cites at least one PMID that is not in the evidence;
     # true: it cites at least one and every citation is valid.
     citation_valid: bool | None = None
+    # true: the verifier cannot vouch for the sentence's verdict (a deciding claim's calibrated
+    # confidence is below ``review_below``); false: it can.
+    needs_review: bool | None = None
 
     def __post_init__(self) -> None:
         _require_condition(self)
@@ -126,6 +129,7 @@ class ResponseWhen:
     invalid_citation: Bounds | None = None
     uncited: Bounds | None = None
     not_checkworthy: Bounds | None = None
+    needs_review: Bounds | None = None  # sentences that need review
 
     def __post_init__(self) -> None:
         _require_condition(self)

@@ -61,6 +61,7 @@ class ResponseDecision:
     shadow: bool
     note: str | None = None
     verifier_failed: bool = False
+    needs_review: bool = False  # some sentence needs review
 
     @property
     def enforced_action(self) -> Action:
@@ -70,7 +71,9 @@ class ResponseDecision:
     def enforced_status(self) -> ReportStatus:
         if not self.shadow:
             return self.status
-        return ReportStatus.UNVERIFIED if self.verifier_failed else ReportStatus.VERIFIED
+        if self.verifier_failed:
+            return ReportStatus.UNVERIFIED
+        return ReportStatus.NEEDS_REVIEW if self.needs_review else ReportStatus.VERIFIED
 
 
 def decide_sentence(policy: Policy, sentence: SentenceAnnotation) -> SentenceDecision:
@@ -124,7 +127,10 @@ def _combine(
     names = _unique([*sentence_names, *(r.name for r in fired_rules)])
     own = next((r.message for r in fired_rules if r.action is action and r.message), None)
     message = own or _default_message(policy, action)
-    decision = ResponseDecision(action, _STATUS[action], names, message, policy.shadow)
+    review = any(s.needs_review for s in sentences)
+    # Nothing fired, but a verdict the verifier cannot vouch for is no "verified" answer.
+    status = ReportStatus.NEEDS_REVIEW if review and action is Action.ANNOTATE else _STATUS[action]
+    decision = ResponseDecision(action, status, names, message, policy.shadow, needs_review=review)
     return decision if error is None else _on_error(policy, decision, error)
 
 
@@ -184,6 +190,8 @@ def sentence_matches(when: SentenceWhen, sentence: SentenceAnnotation) -> bool:
         return False
     if when.risk is not None and not when.risk.test(sentence.risk):
         return False
+    if when.needs_review is not None and sentence.needs_review is not when.needs_review:
+        return False
     if when.citation_valid is not None:
         if not sentence.citations:
             return False
@@ -210,6 +218,7 @@ def _response_facts(
     facts["support"] = scores.support
     facts["risk"] = scores.risk
     facts["sentences"] = float(len(sentences))
+    facts["needs_review"] = float(sum(s.needs_review for s in sentences))
     facts["invalid_citations"] = float(sum(not c.valid for s in sentences for c in s.citations))
     return facts
 

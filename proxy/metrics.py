@@ -131,6 +131,12 @@ class Metrics:
             ["outcome", "policy", "model", "tenant"],
             registry=r,
         )
+        self.claims_needs_review = Counter(
+            "veriproxy_claims_needs_review_total",
+            "Claims whose calibrated confidence fell below review_below (needs review).",
+            ["policy", "model"],
+            registry=r,
+        )
         self.fabricated_citations = Counter(
             "veriproxy_fabricated_citations_total",
             "Citations of PMIDs that were not in the evidence.",
@@ -331,6 +337,7 @@ class Metrics:
         outcome = report.status.value if report.status in ReportStatus else OTHER
         self.responses.labels(outcome, report.policy or "none", model, tenant).inc()
         self.fabricated_citations.labels(model, tenant).inc(fabricated)
+        self.claims_needs_review.labels(report.policy or "none", model).inc(report.needs_review)
         self.risk.labels(model, tenant).observe(report.risk)
 
     def observe_stages(self, latency_ms: Mapping[str, float]) -> None:

@@ -64,6 +64,8 @@ class ReportStatus(StrEnum):
     REDACTED = "redacted"
     BLOCKED = "blocked"
     UNVERIFIED = "unverified"
+    # Verified, no rule fired, but some check-worthy sentence needs review: never "verified".
+    NEEDS_REVIEW = "needs_review"
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +169,9 @@ class Claim:
     checks: tuple[CheckResult, ...] = ()
     decided_by: str = ""  # the verifier whose verdict this is: NLI model version or judge
     escalation: JudgeNote | None = None  # set when an escalation rule matched this claim
+    # ``confidence`` (the calibrated probability that the verdict is right) is below the
+    # deployment's ``review_below``: the verdict stands but a judge or a person must look.
+    needs_review: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,16 +206,16 @@ class SentenceAnnotation:
     # the bundled model alone said.
     decided_by: str = ""
     bundled_verdict: Verdict | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class EvidenceRef:
-    """A short reference to evidence that was used, for the response report."""
     # One of its claims needs review (a verdict the verifier cannot vouch for); ``review_reason``
     # says which and why. Never set on a sentence whose verdict is decided without the model
     # (``invalid_citation``, ``not_checkworthy``).
     needs_review: bool = False
     review_reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceRef:
+    """A short reference to evidence that was used, for the response report."""
 
     pmid: str
     title: str
@@ -265,6 +270,7 @@ class ResponseReport:
     # answer was cut at the block.
     delivered_before_block: bool = False
     escalation: EscalationSummary | None = None  # None: no escalation configured
+    needs_review: int = 0  # claims of check-worthy sentences marked ``needs_review``
 
     def as_unverified(self, error: str) -> ResponseReport:
         """This report, ``unverified`` for ``error`` (a timeout, a failed verifier, a part of

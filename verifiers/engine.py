@@ -22,7 +22,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio.to_thread
 
@@ -42,6 +43,7 @@ from verifiers._types import (
 from verifiers.checks import Check, CheckInput, Effect, Scope, get_checks
 from verifiers.citations import parse_citations, strip_citations
 from verifiers.claims import ClaimSpan, Decomposer, create_decomposer, is_checkworthy
+from verifiers.confidence import ClaimSignals, ConfidenceModel, load_confidence
 from verifiers.harm import HarmScorer, get_harm_scorer
 from verifiers.nli._base import NLIBackend, NLIError, NLIPair, NLIScores
 from verifiers.nli.batching import batched
@@ -90,11 +92,18 @@ class _Pending:
 
 
 @dataclass(frozen=True, slots=True)
-class _ClaimOutcome:
+class ClaimJudgement:
+    """One claim judged against its candidate evidence: the verdict, its confidence (the
+    calibrated probability that it is right, where the model ships a confidence model), whether
+    it needs review, the deciding spans, the checks and the signals the confidence was read
+    from."""
+
     verdict: Verdict
     confidence: float
+    needs_review: bool
     evidence: tuple[EvidenceSpan, ...]
     checks: tuple[CheckResult, ...]
+    signals: ClaimSignals
 
 
 @dataclass(slots=True)
@@ -122,7 +131,13 @@ class Verifier:
         harm: HarmScorer | None = None,
         thresholds: Thresholds | None = None,
         checks: Sequence[Check] | None = None,
+        confidence: ConfidenceModel | None = None,
+        review_below: float | None = None,
     ) -> None:
+        """``confidence`` maps what the engine knows of a claim to P(verdict right); without
+        one a claim's confidence is the NLI decision's own probability. ``review_below``: a
+        claim whose confidence is below it is marked ``needs_review`` (default: the threshold
+        fitted with ``confidence``; None without one: nothing is marked)."""
         self.nli = nli
         self.decomposer = decomposer or create_decomposer("rules")
         self.selector = selector or WindowSelector()
@@ -135,6 +150,12 @@ class Verifier:
         calibrated = getattr(nli, "thresholds", None)
         self.thresholds: Thresholds = thresholds or (
             calibrated if isinstance(calibrated, Thresholds) else Thresholds()
+        )
+        self.confidence = confidence
+        self.review_below = (
+            review_below
+            if review_below is not None
+            else (confidence.review_below if confidence is not None else None)
         )
 
     @classmethod
@@ -173,6 +194,8 @@ class Verifier:
             selector=WindowSelector(encoder, **window_options),
             harm=get_harm_scorer(config.harm.name, **config.harm.options),
             checks=checks,
+            confidence=_shipped_confidence(nli),
+            review_below=config.review_below,
         )
 
     # -- public API -------------------------------------------------------------------------
@@ -244,6 +267,7 @@ class Verifier:
         latency["total"] = (time.perf_counter() - started) * 1000
         report = ResponseReport(
             status=ReportStatus.VERIFIED,
+            support=response_support(sentences),
             risk=response_risk(sentences),
             faithful=all(_faithful(s) for s in sentences),
             counts=dict(counts),
@@ -254,6 +278,7 @@ class Verifier:
             ),
             latency_ms={k: round(v, 2) for k, v in latency.items()},
             model_version=self.nli.version,
+            needs_review=sum(c.needs_review for s in sentences for c in s.claims),
         )
         return report if error is None else report.as_unverified(error)
 
@@ -267,11 +292,12 @@ class Verifier:
         verified = report.status is ReportStatus.VERIFIED
         return replace(
             report,
-            support=response_support(sentences),
             sentences=rebuilt.sentences,
             counts=rebuilt.counts,
+            support=rebuilt.support,
             risk=rebuilt.risk,
             faithful=rebuilt.faithful if verified else report.faithful,
+            needs_review=rebuilt.needs_review,
         )
 
     # -- the pipeline ---------------------------------------------------------------------
@@ -294,15 +320,16 @@ class Verifier:
             if not is_checkworthy(strip_citations(span.text, citations)):
                 results[index] = _not_checkworthy(span, index, citations)
                 continue
-            support=rebuilt.support,
             cited = tuple(dict.fromkeys(by_id[c.pmid] for c in citations if c.valid))
             candidates = cited or tuple(evidence)
             claim_spans = tuple(self.decomposer.decompose(span.text))
             pending.append(_Pending(span, index, citations, candidates, claim_spans))
         mark = timer.add("claims", mark)
-        outcomes = self._judge(pending, timer)
-        mark = time.perf_counter()
         texts = [_claim_text(p, c) for p in pending for c in p.claims]
+        outcomes = self._judge(
+            texts, [item.candidates for item in pending for _ in item.claims], timer
+        )
+        mark = time.perf_counter()
         harms = iter(self.harm.score_batch(texts))
         judged = iter(outcomes)
         for item in pending:
@@ -322,6 +349,7 @@ class Verifier:
                         evidence=outcome.evidence,
                         checks=outcome.checks,
                         decided_by=self.nli.version,
+                        needs_review=outcome.needs_review,
                     )
                 )
             own = self._sentence_results(item)
@@ -336,11 +364,22 @@ class Verifier:
 
     # -- NLI ------------------------------------------------------------------------------
 
-    def _judge(self, pending: Sequence[_Pending], timer: _Timer) -> list[_ClaimOutcome]:
+    def judge_claims(
+        self, claims: Sequence[str], candidates: Sequence[Sequence[Evidence]]
+    ) -> list[ClaimJudgement]:
+        """Judge each claim (plain text, no citation markers) against its candidate evidence,
+        as the engine judges the claims of an answer; ``veriproxy eval`` and the fitting of the
+        confidence model read claims through here. Raises ``NLIError``."""
+        return self._judge(claims, [tuple(c) for c in candidates], _Timer())
+
+    def _judge(
+        self,
+        texts: Sequence[str],
+        candidates: Sequence[tuple[Evidence, ...]],
+        timer: _Timer,
+    ) -> list[ClaimJudgement]:
         mark = time.perf_counter()
-        flat = [(item, claim) for item in pending for claim in item.claims]
-        texts = [_claim_text(item, claim) for item, claim in flat]
-        windows = self.selector.select(texts, [item.candidates for item, _ in flat])
+        windows = self.selector.select(texts, candidates)
         mark = timer.add("windows", mark)
         pairs = [NLIPair(w.text, text) for text, ws in zip(texts, windows, strict=True) for w in ws]
         scores = iter(self.nli.predict(pairs) if pairs else [])
@@ -362,41 +401,44 @@ class Verifier:
         )
         global_decisions = dict(zip(undecided, global_scores, strict=True))
         mark = timer.add("nli", mark)
-        outcomes = []
-        for i, (item, _) in enumerate(flat):
-            outcomes.append(
-                self._outcome(
-                    texts[i], item, windows[i], local[i], decisions[i], global_decisions.get(i)
-                )
+        outcomes = [
+            self._outcome(
+                texts[i], candidates[i], windows[i], local[i], decisions[i], global_decisions.get(i)
             )
+            for i in range(len(texts))
+        ]
         timer.add("checks", mark)
         return outcomes
 
     def _outcome(
         self,
         text: str,
-        item: _Pending,
+        candidates: tuple[Evidence, ...],
         windows: Sequence[Window],
         scores: Sequence[NLIScores],
         decision: Decision,
         global_scores: NLIScores | None,
-    ) -> _ClaimOutcome:
+    ) -> ClaimJudgement:
         label, confidence = decision.label, decision.confidence
         spans = []
         if decision.window is not None and decision.label is not NLILabel.NEUTRAL:
             spans.append(_span(windows[decision.window], scores[decision.window]))
+        global_decided = False
         if global_scores is not None:
             joined = decide([global_scores], self.thresholds)
             if joined.label is not NLILabel.NEUTRAL:
                 label, confidence, global_decided = joined.label, joined.confidence, True
                 spans = [_span(w, global_scores) for w in _in_order(windows[:GLOBAL_WINDOWS])]
-        checks = self._claim_results(text, item, windows)
+        checks = self._claim_results(text, candidates, windows)
         verdict = {
             NLILabel.ENTAILMENT: Verdict.SUPPORTED,
             NLILabel.CONTRADICTION: Verdict.CONTRADICTED,
             NLILabel.NEUTRAL: Verdict.UNSUPPORTED,
         }[label]
-        effects = {self._effects.get(c.name) for c in checks if not c.passed}
+        failed = tuple(
+            self._effects[c.name] for c in checks if not c.passed and c.name in self._effects
+        )
+        effects = set(failed)
         if Effect.CONTRADICTS in effects or (
             Effect.REFUTES_SUPPORT in effects and verdict is Verdict.SUPPORTED
         ):
@@ -421,24 +463,21 @@ class Verifier:
         )
 
     def _claim_results(
-        self, text: str, item: _Pending, windows: Sequence[Window]
+        self, text: str, candidates: tuple[Evidence, ...], windows: Sequence[Window]
     ) -> tuple[CheckResult, ...]:
         """The claim-scope checks' results, in the order the checks were configured."""
         if not self._claim_checks:
             return ()
         subject = CheckInput(
             text,
-            item.candidates,
+            candidates,
             windows=tuple(windows),
-            sentences=tuple(
-                (ev.pmid, s.text) for ev in item.candidates for s in evidence_sentences(ev)
-            ),
-            abbreviations={ev.pmid: self.selector.abbreviations(ev) for ev in item.candidates},
+            sentences=tuple((ev.pmid, s.text) for ev in candidates for s in evidence_sentences(ev)),
+            abbreviations={ev.pmid: self.selector.abbreviations(ev) for ev in candidates},
         )
         return tuple(r for check in self._claim_checks for r in check.run(subject))
 
     def _failed(
-        global_decided = False
         self,
         spans: Sequence[SentenceSpan],
         evidence: Sequence[Evidence],
@@ -574,16 +613,40 @@ def with_claims(sentence: SentenceAnnotation, claims: tuple[Claim, ...]) -> Sent
         verdict = Verdict.UNCITED
     harm = max((c.harm for c in claims), default=1)
     reasons = tuple(dict.fromkeys(r for c in claims if c.harm == harm for r in c.harm_reasons))
+    review = _review_reason(verdict, claims)
     return replace(
         sentence,
         verdict=verdict,
+        needs_review=bool(review),
+        review_reason=review,
         confidence=min((c.confidence for c in claims), default=0.0),
         evidence=tuple(dict.fromkeys(span for c in claims for span in c.evidence)),
         claims=claims,
         harm=harm,
         harm_reasons=reasons,
+        support=claims_support(claims),
         risk=claims_risk(claims),
         checks=own + tuple(check for c in claims for check in c.checks),
+    )
+
+
+def _review_reason(verdict: Verdict, claims: Sequence[Claim]) -> str:
+    """Why the sentence needs review ('' when it does not): the claims that decide its verdict
+    include one the verifier cannot vouch for. A contradiction needs every contradicted claim
+    to be in doubt (one sure contradiction decides); any other verdict needs all its claims."""
+    if verdict is Verdict.INVALID_CITATION:
+        return ""  # decided by the citation, whatever the claims say
+    contradicted = [c for c in claims if c.verdict is Verdict.CONTRADICTED]
+    if contradicted and not all(c.needs_review for c in contradicted):
+        return ""
+    doubtful = [c for c in (contradicted or claims) if c.needs_review]
+    if not doubtful:
+        return ""
+    claim = min(doubtful, key=lambda c: c.confidence)
+    return (
+        f"{claim.verdict.value} at confidence {claim.confidence:.2f} (the calibrated "
+        f"probability that this verdict is right) is below the review threshold: "
+        f"'{claim.text[:80]}'"
     )
 
 
@@ -631,28 +694,16 @@ def _in_order(windows: Sequence[Window]) -> list[Window]:
     """Windows in reading order (abstract, then position), overlaps removed."""
     ordered: list[Window] = []
     for window in sorted(windows, key=lambda w: (w.pmid, w.first)):
-        support=claims_support(claims),
         if ordered and ordered[-1].pmid == window.pmid and window.first <= ordered[-1].last:
             continue
         ordered.append(window)
     return ordered
-def _review_reason(verdict: Verdict, claims: Sequence[Claim]) -> str:
-    """Why the sentence needs review ('' when it does not): the claims that decide its verdict
-    include one the verifier cannot vouch for. A contradiction needs every contradicted claim
-    to be in doubt (one sure contradiction decides); any other verdict needs all its claims."""
-    if verdict is Verdict.INVALID_CITATION:
-        return ""  # decided by the citation, whatever the claims say
-    contradicted = [c for c in claims if c.verdict is Verdict.CONTRADICTED]
-    if contradicted and not all(c.needs_review for c in contradicted):
-        return ""
-    doubtful = [c for c in (contradicted or claims) if c.needs_review]
-    if not doubtful:
-        return ""
-    claim = min(doubtful, key=lambda c: c.confidence)
-    return (
-        f"{claim.verdict.value} at confidence {claim.confidence:.2f} (the calibrated "
-        f"probability that this verdict is right) is below the review threshold: "
-        f"'{claim.text[:80]}'"
-    )
 
 
+def _shipped_confidence(nli: NLIBackend) -> ConfidenceModel | None:
+    """The confidence model fitted for this backend's model, where one ships beside it (the
+    bundled model's ``confidence.json``); others keep the model's own probabilities."""
+    model_dir = getattr(nli, "model_dir", None)
+    if model_dir is None:
+        return None
+    return load_confidence(Path(model_dir), nli.version)

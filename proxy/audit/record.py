@@ -57,6 +57,8 @@ class AuditSentence:
     text: str | None = None  # a redacted or blocked sentence's own words, only with include_text
     decided_by: str = ""  # the NLI model's version or ``judge:<model>``
     bundled_verdict: str | None = None  # the bundled model's verdict, when a judge was asked
+    confidence: float = 0.0  # the calibrated probability that the verdict is right
+    needs_review: bool = False  # the verifier cannot vouch for the verdict (review_below)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +112,8 @@ class AuditRecord:
                     "text": s.text,
                     "decided_by": s.decided_by,
                     "bundled_verdict": s.bundled_verdict,
+                    "confidence": s.confidence,
+                    "needs_review": s.needs_review,
                 }
                 for s in self.sentences
             ],
@@ -162,6 +166,8 @@ def build_record(
                 text=_scrubbed(s.text) if include_text and s.action in _WITHHELD else None,
                 decided_by=s.decided_by,
                 bundled_verdict=s.bundled_verdict.value if s.bundled_verdict else None,
+                confidence=s.confidence,
+                needs_review=s.needs_review,
             )
             for s in report.sentences
         ),

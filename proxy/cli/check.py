@@ -50,6 +50,7 @@ DEFAULT_POLICY = "default"
 _SEVERITY: Mapping[str, int] = {
     ReportStatus.VERIFIED: 0,
     ReportStatus.UNVERIFIED: 1,
+    ReportStatus.NEEDS_REVIEW: 1,
     ReportStatus.FLAGGED: 1,
     ReportStatus.REDACTED: 2,
     ReportStatus.BLOCKED: 3,
@@ -96,8 +97,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     from policies import apply_policy
     from verifiers import NLIError, Verifier
-
     from verifiers.config import verifier_config
+
     answer = read_answer(args.answer)
     policy = load_policy(args.policy)
     evidence = load_evidence(args.evidence) if args.evidence else lookup_pmids(args)

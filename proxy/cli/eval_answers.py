@@ -13,6 +13,7 @@ import sys
 import time
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from proxy.cli._judge import add_judge_options, judge_cascade
 from proxy.cli._parser import add_data_dir
@@ -72,16 +73,29 @@ def run(args: argparse.Namespace) -> int:
         f"supported {result['supported_rate']:.3f}, "
         f"falsely contradicted {result['false_contradicted_rate']:.3f}"
     )
+    print(
+        f"  with needs_review: supported or marked {result['supported_or_review_rate']:.3f}, "
+        f"falsely contradicted and unmarked {result['false_contradicted_unmarked_rate']:.3f}"
+    )
+    selective: dict[str, Any] = result["selective"]  # type: ignore[assignment]
+    capture = ", ".join(f"{k} {v:.2f}" for k, v in selective["error_capture"].items())
+    print(
+        f"  confidence: error capture {capture}; AURC {selective['aurc']:.3f}; "
+        f"ECE {selective['ece']:.3f}"
+    )
     for name in ("false_contradicted_by", "not_supported_by"):
         causes: dict[str, int] = result[name]  # type: ignore[assignment]
         shown = ", ".join(f"{cause} {count}" for cause, count in causes.items())
         print(f"  {name.replace('_', ' ')}: {shown or 'none'}")
-    print(f"{'perturbation':<14}{'sentences':>10}{'caught':>8}{'of supported':>14}{'caught':>8}")
+    print(
+        f"{'perturbation':<14}{'sentences':>10}{'caught':>8}{'or marked':>11}"
+        f"{'of supported':>14}{'caught':>8}"
+    )
     perturbed: dict[str, dict[str, float]] = result["perturbed"]  # type: ignore[assignment]
     for kind in PERTURBATIONS:
         row = perturbed[kind]
         print(
-            f"{kind:<14}{row['sentences']:>10}{row['caught']:>8.3f}"
+            f"{kind:<14}{row['sentences']:>10}{row['caught']:>8.3f}{row['caught_or_review']:>11.3f}"
             f"{row['of_supported']:>14}{row['caught_of_supported']:>8.3f}"
         )
     return 0

@@ -1,13 +1,14 @@
-"""``veriproxy eval nli``: claim-level quality of an NLI model on SciFact dev, HealthVer or
-Check-COVID dev (claim vs whole abstract, decided through windows with the OR-join); the
-measuring is ``verifiers.eval.nli``."""
+"""``veriproxy eval nli``: claim-level quality on SciFact dev, HealthVer or Check-COVID dev
+(claim vs its abstract), through the engine as the proxy judges a claim (default) or through
+the model and its decision rule alone (``--model-only``); the measuring is
+``verifiers.eval.nli``."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,7 +17,7 @@ from proxy.cli._judge import add_judge_options, judge_cascade
 from proxy.cli._parser import add_data_dir
 
 if TYPE_CHECKING:
-    from verifiers.nli.bundled import BundledNLI
+    from verifiers.engine import Verifier
     from verifiers.nli.decide import Decision
     from verifiers.training.benchmarks import AbstractItem
     from verifiers.training.coverage import CoverageRow
@@ -42,11 +43,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--threads", type=int, default=2, help="ONNX Runtime threads")
     parser.add_argument("--limit", type=int, default=None, help="first N items only")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
-    parser.add_argument("--record", action="store_true", help="store in the model card")
+    parser.add_argument(
+        "--model-only",
+        action="store_true",
+        help="score the model and its decision rule over every window of the abstract (the "
+        "model card's figure) instead of the engine's verdicts",
+    )
+    parser.add_argument(
+        "--record", action="store_true", help="store in the model card (with --model-only)"
+    )
     parser.add_argument(
         "--coverage",
         action="store_true",
-        help="also score the claims kept when the least confident 10/20/30/50%% are escalated",
+        help="also score the claims kept when the least confident 10/20/30/50%% are escalated, "
+        "the error capture, AURC, calibration and (engine) the needs-review figures",
     )
     add_judge_options(parser)
     parser.set_defaults(func=run)
@@ -70,30 +80,49 @@ def _items(args: argparse.Namespace) -> list[AbstractItem]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from verifiers.eval.nli import evaluate
+    from verifiers.eval.nli import evaluate, evaluate_engine, selective
     from verifiers.nli.bundled import BundledNLI
     from verifiers.training import card
     from verifiers.training.coverage import coverage_table
-    from verifiers.training.evaluate import CLASS_NAMES, metrics
+    from verifiers.training.evaluate import CLASS_NAMES, label_ids, metrics
 
-    backend = BundledNLI(args.model_dir, threads=args.threads)
+    if args.record and not args.model_only:
+        print("veriproxy eval nli: --record needs --model-only", file=sys.stderr)
+        return 2
     items = _items(args)[: args.limit]
-    result, decisions = evaluate(backend, args.dataset, items)
+    needs_review: list[bool] | None = None
+    if args.model_only:
+        backend = BundledNLI(args.model_dir, threads=args.threads)
+        version = backend.version
+        result, decisions = evaluate(backend, args.dataset, items)
+    else:
+        verifier = _verifier(args)
+        version = verifier.nli.version
+        result, decisions, judged = evaluate_engine(
+            verifier, args.dataset, items, progress=_progress("judged")
+        )
+        needs_review = [j.needs_review for j in judged]
     if args.record:
         card.record(backend.model_dir, args.dataset, result)
     # After --record, which stores the plain metrics only.
     gold = [i.label for i in items]
-    coverage = coverage_table(gold, decisions) if args.coverage else None
-    judged = _with_judge(args, backend, items, decisions)
     extra: dict[str, Any] = {}
-    if coverage is not None:
-        extra["coverage"] = [asdict(row) for row in coverage]
-    if judged is not None:
-        extra["judge"] = asdict(metrics(gold, judged)) | {"model": args.judge}
+    rows = coverage_table(gold, decisions) if args.coverage else []
+    if args.coverage:
+        extra["coverage"] = [asdict(row) for row in rows]
+        extra["selective"] = selective(
+            gold, label_ids(decisions), [d.confidence for d in decisions], needs_review
+        )
+    judged_ids = _with_judge(args, version, items, decisions)
+    if judged_ids is not None:
+        extra["judge"] = asdict(metrics(gold, judged_ids)) | {"model": args.judge}
     if args.json:
         print(json.dumps(result | extra, indent=2))
         return 0
-    print(f"{args.dataset}: {len(items)} items, {result['pairs']} pairs, model {backend.version}")
+    print(
+        f"{args.dataset}: {len(items)} items, {result['pairs']} pairs, model {version} "
+        f"({result['path']} path)"
+    )
     print(f"macro-F1 {result['macro_f1']:.3f}  accuracy {result['accuracy']:.3f}")
     print(f"{'class':<22}{'precision':>10}{'recall':>10}{'f1':>10}{'support':>9}")
     for name in CLASS_NAMES:
@@ -104,8 +133,9 @@ def run(args: argparse.Namespace) -> int:
     print("confusion (rows gold, columns predicted):", ", ".join(CLASS_NAMES))
     for name, row in zip(CLASS_NAMES, result["confusion"], strict=True):
         print(f"  {name:<22}" + "".join(f"{v:>8}" for v in row))
-    if coverage is not None:
-        _print_coverage(coverage)
+    if args.coverage:
+        _print_coverage(rows)
+        _print_selective(extra["selective"])
     if "judge" in extra:
         judge = extra["judge"]
         print(
@@ -131,9 +161,51 @@ def _print_coverage(rows: list[CoverageRow]) -> None:
         )
 
 
+def _print_selective(figures: dict[str, Any]) -> None:
+    capture = figures["error_capture"]
+    ceiling = figures["capture_ceiling"]
+    print(
+        "error capture (share of all wrong verdicts among the least confident claims): "
+        + ", ".join(f"{k} {v:.2f} (ceiling {ceiling[k]:.2f})" for k, v in capture.items())
+    )
+    print(f"risk-coverage area (AURC) {figures['aurc']:.3f}; ECE {figures['ece']:.3f}")
+    print(f"{'confidence':>14}{'claims':>8}{'mean':>8}{'right':>8}")
+    for row in figures["reliability"]:
+        print(
+            f"{row['low']:>6.1f}-{row['high']:<6.1f}{row['claims']:>8}"
+            f"{row['mean_confidence']:>8.3f}{row['accuracy']:>8.3f}"
+        )
+    review = figures.get("needs_review")
+    if review is not None:
+        print(
+            f"needs review: {review['marked']} claims ({review['marked_share']:.1%}); kept "
+            f"claims right {review['kept_accuracy']:.3f}; kept supported {review['kept_supported']}"
+            f" at precision {review['kept_supported_precision']:.3f}; gold-supported claims kept "
+            f"as supported {review['supported_recall_kept']:.3f}"
+        )
+
+
+def _verifier(args: argparse.Namespace) -> Verifier:
+    from verifiers.config import verifier_config
+    from verifiers.engine import Verifier
+
+    nli: dict[str, Any] = {"name": "bundled", "threads": args.threads}
+    if args.model_dir is not None:
+        nli["model_dir"] = str(args.model_dir)
+    return Verifier.from_config(verifier_config({"nli": nli}))
+
+
+def _progress(what: str) -> Callable[[int, int], None]:
+    def progress(done: int, total: int) -> None:
+        if done % 256 == 0 or done == total:
+            print(f"  {what} {done}/{total} claims", file=sys.stderr, flush=True)
+
+    return progress
+
+
 def _with_judge(
     args: argparse.Namespace,
-    backend: BundledNLI,
+    version: str,
     items: Sequence[AbstractItem],
     decisions: Sequence[Decision],
 ) -> list[int] | None:
@@ -141,13 +213,7 @@ def _with_judge(
     from verifiers.eval.nli import judged_labels
     from verifiers.windows import WindowSelector
 
-    selector = WindowSelector(max_sentences=max(backend.config.window_sizes))
-    cascade = judge_cascade(args, selector)
+    cascade = judge_cascade(args, WindowSelector(max_sentences=2))
     if cascade is None:
         return None
-
-    def progress(done: int, total: int) -> None:
-        if done % 25 == 0 or done == total:
-            print(f"  judged {done}/{total} claims", file=sys.stderr)
-
-    return judged_labels(cascade, items, decisions, backend.version, progress)
+    return judged_labels(cascade, items, decisions, version, _progress("judge:"))

@@ -44,6 +44,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "unchanged; its version changes and its recorded benchmark figures are dropped)",
     )
     parser.add_argument(
+        "--confidence-only",
+        action="store_true",
+        help="only fit the confidence model (P(verdict right) and the needs-review threshold) "
+        "of the model already in --out, on held-out training claims and answers to training "
+        "questions; writes confidence.json beside it",
+    )
+    parser.add_argument(
+        "--max-answers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="confidence model: answers to training questions to read (default 700)",
+    )
+    parser.add_argument(
         "--false-alarm-ceiling",
         type=float,
         default=None,
@@ -94,6 +108,35 @@ def run(args: argparse.Namespace) -> int:
         false_alarm_ceiling=args.false_alarm_ceiling,
         reviews=args.reviews,
     )
+    if args.confidence_only:
+        return _fit_confidence(args)
     out = recalibrate(config) if args.calibrate_only else pipeline(config)
     print(f"model written to {out}")
+    return 0
+
+
+def _fit_confidence(args: argparse.Namespace) -> int:
+    import json
+
+    from verifiers.config import verifier_config
+    from verifiers.engine import Verifier
+    from verifiers.training.confidence import DEFAULT_MAX_ANSWERS, fit_for
+
+    nli = {"name": "bundled", "model_dir": str(args.out), "threads": args.threads}
+    verifier = Verifier.from_config(verifier_config({"nli": nli}))
+
+    def progress(done: int, total: int) -> None:
+        if done == total or done % 640 == 0:
+            print(f"[confidence] judged {done}/{total} claims", file=sys.stderr, flush=True)
+
+    model = fit_for(
+        verifier,
+        args.data_dir,
+        args.out,
+        max_answers=args.max_answers or DEFAULT_MAX_ANSWERS,
+        seed=args.seed,
+        progress=progress,
+    )
+    print(json.dumps(model.fit, indent=2))
+    print(f"review_below {model.review_below}; confidence model written to {args.out}")
     return 0

@@ -113,9 +113,11 @@
     node.dataset.index = ann.index;
     node.dataset.verdict = ann.verdict;
     node.dataset.action = ann.action;
+    // A verdict the verifier cannot vouch for keeps its colour but is marked: a person must look.
+    if (ann.needs_review) node.dataset.review = "needs_review";
     node.setAttribute("role", "button");
     const sent = mark.from === null ? "" : answer.slice(mark.from, mark.to);
-    node.setAttribute("aria-label", `${ann.withheld ? "withheld sentence" : sent} (${words(ann.verdict)}${blocked || redacted ? ", " + ann.action + "ed" : ""})`);
+    node.setAttribute("aria-label", `${ann.withheld ? "withheld sentence" : sent} (${words(ann.verdict)}${ann.needs_review ? ", needs review" : ""}${blocked || redacted ? ", " + ann.action + "ed" : ""})`);
     // Gate mode withholds the words: a redacted sentence arrives as the policy's message (shown as
     // sent, labelled, not struck); a blocked one is a placeholder, the block is told once below
     // the answer. Annotate mode strikes what was sent.
@@ -303,6 +305,9 @@
     const body = [el("h3", { id: "detail-title", textContent: `${words(ann.verdict)} · confidence ${pct(ann.confidence)}` })];
     const facts = [`harm ${ann.harm}/5`, `${SUPPORT} ${pct(ann.support)}`, `action ${ann.action}`];
     body.push(el("p", { textContent: facts.join(" · ") }));
+    if (ann.needs_review) {
+      body.push(el("p", { className: "review-reason", textContent: `Needs review: ${ann.review_reason}` }));
+    }
     if (ann.verdict === "uncited") {
       body.push(el("p", { className: "meta", textContent: "The answer cites nothing for this sentence: the evidence below was found by checking it against every retrieved abstract." }));
     }

@@ -38,6 +38,7 @@ from verifiers.training.claims import (
 )
 from verifiers.training.examples import is_answer_eval
 from verifiers.training.paraphrases import overlap
+from verifiers.training.reliability import aurc, error_capture, reliability
 from verifiers.windows import make_evidence
 
 # Perturbation kinds, each a rule that rewrites one sentence given the answer's evidence text
@@ -86,7 +87,7 @@ def _ideal_answer(question: dict[str, Any]) -> str:
     return str(ideal[0]) if isinstance(ideal, list) and ideal else str(ideal)
 
 
-def _bioasq(data: Path) -> Iterator[AnswerItem]:
+def _bioasq(data: Path, held_out: bool = True) -> Iterator[AnswerItem]:
     questions = [
         q
         for path in sorted((data / "bioasq").glob("*_golden.json"))
@@ -95,14 +96,14 @@ def _bioasq(data: Path) -> Iterator[AnswerItem]:
     # Differently worded questions can share an ideal answer, and an answer can quote another
     # question's snippet: an item whose sentences a training question holds is not held out.
     trained: set[str] = set()
-    for q in questions:
+    for q in questions if held_out else ():
         if not is_answer_eval(f"bioasq:{q['body'].strip()}"):
             trained.update(split_sentences(_ideal_answer(q)))
             trained.update(str(s["text"]).strip() for s in q.get("snippets", []))
     seen: set[str] = set()
     for q in questions:
         body = q["body"].strip()
-        if body in seen or not is_answer_eval(f"bioasq:{body}"):
+        if body in seen or is_answer_eval(f"bioasq:{body}") is not held_out:
             continue
         seen.add(body)
         answer = _ideal_answer(q)
@@ -123,11 +124,11 @@ def _bioasq(data: Path) -> Iterator[AnswerItem]:
         yield AnswerItem(f"bioasq:{q['id']}", tuple(sentences), tuple(pmids), evidence)
 
 
-def _pubmedqa(data: Path) -> Iterator[AnswerItem]:
+def _pubmedqa(data: Path, held_out: bool = True) -> Iterator[AnswerItem]:
     rows = json.loads((data / "pubmedqa" / "ori_pqal.json").read_text(encoding="utf-8"))
     for pmid, row in rows.items():
         group = f"pubmedqa:{pmid}"
-        if not is_answer_eval(group):
+        if is_answer_eval(group) is not held_out:
             continue
         sentences = split_sentences(row["LONG_ANSWER"])
         context = [s for part in row["CONTEXTS"] for s in split_sentences(part)]
@@ -135,13 +136,17 @@ def _pubmedqa(data: Path) -> Iterator[AnswerItem]:
         yield AnswerItem(group, sentences, (pmid,) * len(sentences), (evidence,))
 
 
-def load_items(data: Path, source: str = "all", limit: int | None = None) -> list[AnswerItem]:
-    """The held-out answer items, BioASQ first; ``limit`` caps each source."""
+def load_items(
+    data: Path, source: str = "all", limit: int | None = None, *, held_out: bool = True
+) -> list[AnswerItem]:
+    """The held-out answer items, BioASQ first; ``limit`` caps each source. ``held_out=False``
+    gives the answers to the training questions instead (what the confidence model is fitted
+    on; never the evaluation's)."""
     readers = {"bioasq": _bioasq, "pubmedqa": _pubmedqa}
     chosen = readers if source == "all" else {source: readers[source]}
     items: list[AnswerItem] = []
     for reader in chosen.values():
-        got = [i for i in reader(data) if i.sentences]
+        got = [i for i in reader(data, held_out) if i.sentences]
         items.extend(got[:limit])
     return items
 
@@ -161,6 +166,13 @@ class AnswerMetrics:
     # whose verdict it was ("model", or "judge" in the cascade) when none failed.
     contradicted_by: Counter[str] = field(default_factory=Counter)
     not_supported_by: Counter[str] = field(default_factory=Counter)
+    # Selective verification: correct sentences supported or marked needs_review, those
+    # contradicted without the mark (confident false alarms), perturbed sentences caught or
+    # marked, and each judged sentence's (confidence, verdict right) for the error capture.
+    supported_or_review: int = 0
+    contradicted_unmarked: int = 0
+    caught_or_review: Counter[str] = field(default_factory=Counter)
+    confidence: list[tuple[float, bool]] = field(default_factory=list)
 
     @property
     def supported_rate(self) -> float:
@@ -177,11 +189,28 @@ class AnswerMetrics:
         n = self.perturbed_of_supported[kind]
         return self.caught_of_supported[kind] / n if n else 0.0
 
+    def rate(self, count: int) -> float:
+        return count / self.correct if self.correct else 0.0
+
+    def selective(self) -> dict[str, object]:
+        """Error capture at 10/20/30%, AURC and ECE of the sentences' confidence."""
+        confidence = [c for c, _ in self.confidence]
+        right = [r for _, r in self.confidence]
+        _, ece = reliability(confidence, right)
+        return {
+            "error_capture": {f"{k}%": v for k, v in error_capture(confidence, right).items()},
+            "aurc": aurc(confidence, right),
+            "ece": ece,
+        }
+
     def as_dict(self) -> dict[str, object]:
         return {
             "correct_sentences": self.correct,
             "supported_rate": round(self.supported_rate, 4),
+            "supported_or_review_rate": round(self.rate(self.supported_or_review), 4),
             "false_contradicted_rate": round(self.false_contradicted_rate, 4),
+            "false_contradicted_unmarked_rate": round(self.rate(self.contradicted_unmarked), 4),
+            "selective": self.selective(),
             "false_contradicted_by": dict(self.contradicted_by.most_common()),
             "not_supported_by": dict(self.not_supported_by.most_common()),
             "perturbed": {
@@ -190,6 +219,9 @@ class AnswerMetrics:
                     "caught": round(self.caught_rate(kind), 4),
                     "of_supported": self.perturbed_of_supported[kind],
                     "caught_of_supported": round(self.caught_of_supported_rate(kind), 4),
+                    "caught_or_review": round(
+                        self.caught_or_review[kind] / max(self.perturbed[kind], 1), 4
+                    ),
                 }
                 for kind in PERTURBATIONS
             },
@@ -203,8 +235,8 @@ def _sentences_in(report: ResponseReport, span: tuple[int, int]) -> list[Sentenc
     return [s for s in report.sentences if s.start < b and a < s.end]
 
 
-def _verdicts_in(report: ResponseReport, span: tuple[int, int]) -> list[Verdict]:
-    return [s.verdict for s in _sentences_in(report, span)]
+def _judged_in(report: ResponseReport, span: tuple[int, int]) -> list[SentenceAnnotation]:
+    return [s for s in _sentences_in(report, span) if s.verdict is not Verdict.NOT_CHECKWORTHY]
 
 
 def _cause(sentences: Sequence[SentenceAnnotation], verdict: Verdict) -> str:
@@ -249,28 +281,35 @@ def evaluate(
         report = verify(text, item.evidence)
         supported: set[int] = set()
         for i, span in enumerate(spans):
-            sentences = [
-                s for s in _sentences_in(report, span) if s.verdict is not Verdict.NOT_CHECKWORTHY
-            ]
+            sentences = _judged_in(report, span)
             if not sentences:
                 continue
             result.correct += 1
             verdicts = {s.verdict for s in sentences}
+            marked = any(s.needs_review for s in sentences)
+            result.supported_or_review += verdicts == {Verdict.SUPPORTED} or marked
+            result.confidence.append(
+                (min(s.confidence for s in sentences), verdicts == {Verdict.SUPPORTED})
+            )
             if verdicts == {Verdict.SUPPORTED}:
                 result.supported += 1
                 supported.add(i)
             elif Verdict.CONTRADICTED in verdicts:
                 result.contradicted += 1
+                result.contradicted_unmarked += not marked
                 result.contradicted_by[_cause(sentences, Verdict.CONTRADICTED)] += 1
             else:
                 short = min((v for v in verdicts if v is not Verdict.SUPPORTED), key=str)
                 result.not_supported_by[f"{short.value}: {_cause(sentences, short)}"] += 1
         for kind, index, sentence in perturbations(item, rng):
             text, spans = item.text({index: sentence})
-            perturbed = _verdicts_in(verify(text, item.evidence), spans[index])
-            caught = any(v is not Verdict.SUPPORTED for v in perturbed)
+            perturbed = _judged_in(verify(text, item.evidence), spans[index])
+            caught = any(s.verdict is not Verdict.SUPPORTED for s in perturbed)
             result.perturbed[kind] += 1
             result.caught[kind] += caught
+            result.caught_or_review[kind] += caught or any(s.needs_review for s in perturbed)
+            if perturbed:
+                result.confidence.append((min(s.confidence for s in perturbed), caught))
             if index in supported:
                 result.perturbed_of_supported[kind] += 1
                 result.caught_of_supported[kind] += caught

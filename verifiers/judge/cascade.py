@@ -226,13 +226,9 @@ class EscalationRun:
                 rule = self._settings.rule_for(claim)
                 if rule is not None:
                     found.append(_Candidate(i, j, rule.name, claim.text))
-        # The claims that matter most first: highest harm, then least confident.
-        found.sort(
-            key=lambda c: (
-                -sentences[c.sentence].claims[c.claim].harm,
-                sentences[c.sentence].claims[c.claim].confidence,
-            )
-        )
+        # The claims that matter most first: expected harm of a wrong verdict, the calibrated
+        # probability that it is wrong times the claim's harm (ties: the higher harm).
+        found.sort(key=lambda c: _priority(sentences[c.sentence].claims[c.claim]))
         return found
 
     def _with_windows(
@@ -413,6 +409,7 @@ class EscalationRun:
             evidence=spans or claim.evidence,
             decided_by=self._cascade.decided_by,
             escalation=note,
+            needs_review=False,  # the judge decided it, quoting its evidence
         )
 
     # -- counting -------------------------------------------------------------------------
@@ -431,6 +428,11 @@ class EscalationRun:
         self._summary = replace(
             s, **{name: getattr(s, name) + value for name, value in added.items()}
         )
+
+
+def _priority(claim: Claim) -> tuple[float, int]:
+    """Sort key: the claim with the most expected harm from a wrong verdict first."""
+    return (-(1.0 - claim.confidence) * claim.harm, -claim.harm)
 
 
 def _check(answer: JudgeAnswer, request: JudgeRequest, number: int) -> _Ruling:

@@ -17,7 +17,6 @@ from verifiers._types import (
 )
 from verifiers.engine import Verifier
 from verifiers.judge.cascade import Cascade
-from verifiers.nli.decide import Decision
 
 VERDICT_OF: dict[NLILabel, Verdict] = {
     NLILabel.ENTAILMENT: Verdict.SUPPORTED,
@@ -37,20 +36,26 @@ def verify_with_judge(
 
 
 def judge_claim(
-    cascade: Cascade, claim: str, evidence: Evidence, decision: Decision, decided_by: str
+    cascade: Cascade,
+    claim: str,
+    evidence: Evidence,
+    verdict: Verdict,
+    confidence: float,
+    decided_by: str,
+    needs_review: bool = False,
 ) -> Verdict:
-    """The verdict on a dataset claim against one abstract: the bundled ``decision``, or the
+    """The verdict on a dataset claim against one abstract: the bundled ``verdict``, or the
     judge's where the cascade escalates it and its quote holds."""
-    verdict = VERDICT_OF[decision.label]
     bundled = Claim(
         text=claim,
         start=0,
         end=len(claim),
         verdict=verdict,
         support=0.0,
-        confidence=decision.confidence,
+        confidence=confidence,
         harm=1,
         decided_by=decided_by,
+        needs_review=needs_review,
     )
     sentence = SentenceAnnotation(
         index=0,
@@ -58,7 +63,7 @@ def judge_claim(
         start=0,
         end=len(claim),
         verdict=verdict,
-        confidence=decision.confidence,
+        confidence=confidence,
         citations=(Citation("", evidence.pmid, 0, 0, True),),
         claims=(bundled,),
         decided_by=decided_by,

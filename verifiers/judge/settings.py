@@ -35,14 +35,21 @@ class EscalationRule:
     confidence_below: Annotated[float, Field(gt=0, le=1)] | None = None
     harm_at_least: Annotated[int, Field(ge=1, le=5)] | None = None
     verdict_in: tuple[Verdict, ...] | None = None
+    needs_review: bool | None = None  # true: claims marked needs_review (below review_below)
 
     def __post_init__(self) -> None:
-        if self.confidence_below is None and self.harm_at_least is None and not self.verdict_in:
+        if (
+            self.confidence_below is None
+            and self.harm_at_least is None
+            and not self.verdict_in
+            and self.needs_review is None
+        ):
             raise ValueError(f"escalation rule {self.name!r} needs at least one condition")
 
     def matches(self, claim: Claim) -> bool:
         return (
-            (self.confidence_below is None or claim.confidence < self.confidence_below)
+            (self.needs_review is None or claim.needs_review is self.needs_review)
+            and (self.confidence_below is None or claim.confidence < self.confidence_below)
             and (self.harm_at_least is None or claim.harm >= self.harm_at_least)
             and (not self.verdict_in or claim.verdict in self.verdict_in)
         )

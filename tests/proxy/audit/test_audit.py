@@ -61,10 +61,10 @@ def test_record_holds_every_decision_and_text_only_when_asked() -> None:
     assert body["sentences"] == [
         {"index": 0, "verdict": "supported", "harm": 2, "action": "annotate",
          "pmids": ["111"], "support": 1.0, "risk": 0.0, "rules_fired": [], "text": None,
-         "decided_by": "", "bundled_verdict": None},
+         "decided_by": "", "bundled_verdict": None, "confidence": 0.9, "needs_review": False},
         {"index": 1, "verdict": "unsupported", "harm": 5, "action": "flag",
          "pmids": ["999"], "support": 0.0, "risk": 1.0, "rules_fired": [], "text": None,
-         "decided_by": "", "bundled_verdict": None},
+         "decided_by": "", "bundled_verdict": None, "confidence": 0.9, "needs_review": False},
     ]  # fmt: skip
     assert body["escalation"] is None  # no judge configured
     assert body["latency_ms"] == {"retrieval": 12.5, "verification": 40.0, "upstream_total": 300}

@@ -72,7 +72,8 @@ def test_coverage_table_follows_the_usual_output() -> None:
     start = next(i for i, line in enumerate(lines) if line.startswith("coverage"))
     assert lines[0].startswith("scifact: 5 items")
     assert any(line.startswith("confusion") for line in lines[:start])
-    header, *rows = lines[start + 1 :]
+    header, *rows = lines[start + 1 : start + 7]
+    after = lines[start + 7 :]
     assert header.split() == [
         "escalated",
         "confidence",
@@ -90,6 +91,25 @@ def test_coverage_table_follows_the_usual_output() -> None:
         ["50%", "2"],
     ]
     assert [row.split()[3] for row in rows] == ["5/5", "5/5", "4/5", "4/5", "3/5"]
+    # Then what the confidence is worth: error capture, AURC and ECE, the reliability table and
+    # the needs-review figures of the engine path.
+    assert after[0].startswith("error capture") and "20% " in after[0]
+    assert after[1].startswith("risk-coverage area (AURC)")
+    assert after[-1].startswith("needs review:")
+
+
+def test_selective_figures_in_json_and_the_model_only_path() -> None:
+    argv = ("--dataset", "scifact", "--limit", "6", "--threads", "1", "--json", "--coverage")
+    engine = json.loads(_eval_nli(*argv).stdout)
+    assert engine["path"] == "engine"
+    selective = engine["selective"]
+    assert set(selective["error_capture"]) == {"10%", "20%", "30%"}
+    assert 0.0 <= selective["aurc"] <= 1.0 and 0.0 <= selective["ece"] <= 1.0
+    assert sum(row["claims"] for row in selective["reliability"]) == 6
+    review = selective["needs_review"]
+    assert 0 <= review["marked"] <= 6 and 0.0 <= review["kept_supported_precision"] <= 1.0
+    model = json.loads(_eval_nli(*argv, "--model-only").stdout)
+    assert model["path"] == "model" and "needs_review" not in model["selective"]
 
 
 def test_judge_option_runs_the_cascade_against_a_judge(emulator: RunningEmulator) -> None:

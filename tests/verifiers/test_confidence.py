@@ -1,0 +1,117 @@
+"""The confidence model: features of a judged claim, per-verdict heads with their isotonic map,
+the JSON it ships as, and the review threshold it is fitted with."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from verifiers._types import Verdict
+from verifiers.confidence import (
+    FEATURES,
+    ClaimSignals,
+    ConfidenceModel,
+    VerdictHead,
+    features,
+    load_confidence,
+)
+from verifiers.nli._base import NLIScores
+from verifiers.training.confidence import review_threshold
+
+WINDOW = "Metformin lowered HbA1c by 1.1% compared with placebo in 120 adults with type 2 diabetes."
+CLAIM = "Metformin lowers HbA1c in adults with type 2 diabetes."
+
+
+def _signals(**changes: object) -> ClaimSignals:
+    base: dict[str, object] = {
+        "claim": CLAIM,
+        "verdict": Verdict.SUPPORTED,
+        "nli_confidence": 0.8,
+        "scores": (NLIScores(0.8, 0.1, 0.1), NLIScores(0.2, 0.7, 0.1)),
+        "windows": (WINDOW, "The trial was funded by a national grant."),
+    }
+    return ClaimSignals(**(base | changes))  # type: ignore[arg-type]
+
+
+def test_features_read_the_windows_the_checks_and_the_claim() -> None:
+    values = dict(zip(FEATURES, features(_signals()), strict=True))
+    assert values["top_relevance"] == pytest.approx(0.9)
+    assert values["top_stance"] == pytest.approx(0.8 / 0.9)
+    assert values["agreement"] == 1.0  # the only relevant window
+    assert values["overlap_top"] > values["overlap_best"] / 2 > 0
+    assert values["hedged"] == 0.0 and values["has_number"] == 1.0  # "HbA1c", "type 2"
+    hedged = dict(
+        zip(
+            FEATURES,
+            features(
+                _signals(
+                    claim="Metformin may lower HbA1c by 2%.",
+                    failed_effects=("contradicts",),
+                    passed_checks=2,
+                )
+            ),
+            strict=True,
+        )
+    )
+    assert hedged["hedged"] == 1.0 and hedged["has_number"] == 1.0
+    assert hedged["check_contradicts"] == 1.0 and hedged["check_refutes_support"] == 0.0
+    assert hedged["checks_passed"] == pytest.approx(np.log1p(2))
+
+
+def test_features_of_a_claim_without_windows_are_defined() -> None:
+    values = features(_signals(scores=(), windows=()))
+    assert len(values) == len(FEATURES) and all(np.isfinite(values))
+
+
+def _head(coef: float, iso: tuple[tuple[float, ...], tuple[float, ...]] = ((), ())) -> VerdictHead:
+    n = len(FEATURES)
+    weights = (coef,) + (0.0,) * (n - 1)  # reads nli_confidence only
+    return VerdictHead((0.5,) + (0.0,) * (n - 1), (1.0,) * n, weights, 0.0, *iso)
+
+
+def test_a_head_is_monotone_in_its_feature_and_follows_its_isotonic_map() -> None:
+    head = _head(4.0)
+    low, high = head.raw([0.2] + [0.0] * (len(FEATURES) - 1)), head.raw([0.9] + [0.0] * 19)
+    assert 0 < low < 0.5 < high < 1
+    mapped = _head(4.0, ((0.1, 0.5, 0.9), (0.0, 0.3, 0.6)))
+    assert mapped.calibrated(0.05) == 0.005  # flat beyond the ends, never quite 0 or 1
+    assert mapped.calibrated(0.95) == 0.6
+    assert mapped.calibrated(0.7) == pytest.approx(0.45)  # linear between the points
+
+
+def test_the_model_round_trips_through_json_and_is_tied_to_its_model_version(
+    tmp_path: Path,
+) -> None:
+    model = ConfidenceModel(
+        "nli-v1",
+        {
+            Verdict.SUPPORTED: _head(3.0, ((0.2, 0.8), (0.1, 0.9))),
+            Verdict.CONTRADICTED: _head(-1.0),
+        },
+        review_below=0.7,
+        fit={"claims": 10},
+    )
+    model.save(tmp_path)
+    loaded = load_confidence(tmp_path, "nli-v1")
+    assert loaded == model
+    assert load_confidence(tmp_path, "nli-v2") is None  # fitted for another model
+    assert load_confidence(tmp_path / "missing", "nli-v1") is None
+    signals = _signals()
+    assert loaded.probability(signals) == model.probability(signals)
+    # A verdict without a head keeps the model's own probability.
+    assert loaded.probability(_signals(verdict=Verdict.UNSUPPORTED)) == 0.8
+
+
+def test_review_threshold_is_the_lowest_that_reaches_the_precision() -> None:
+    s, u = Verdict.SUPPORTED, Verdict.UNSUPPORTED
+    probability = [0.99, 0.95, 0.9, 0.8, 0.7, 0.6, 0.5]
+    verdicts = [s, s, s, s, u, s, s]
+    right = [1, 1, 1, 0, 0, 1, 0]
+    # Supported verdicts from the top: 1/1, 2/2, 3/3, 3/4, (u skipped), 4/5, 4/6.
+    assert review_threshold(probability, verdicts, right, 1.0) == 0.9
+    assert review_threshold(probability, verdicts, right, 0.85) == 0.9
+    assert review_threshold(probability, verdicts, right, 0.8) == 0.6
+    assert review_threshold(probability, verdicts, right, 0.66) == 0.5
+    assert review_threshold([0.9], [s], [0], 0.95) == 1.0  # never reached: everything reviewed
