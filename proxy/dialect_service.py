@@ -14,7 +14,7 @@ modes pass it at once); the dialect's closing events (finish, ``*.done``,
 ``response.completed``) are held and rebuilt at the end from the text the client was actually
 sent, so a gate-mode redaction or block never leaves the original words in a final event.
 
-When verification cannot apply (:class:`~proxy.dialects.Unverifiable`), or the policy says so,
+When verification cannot apply (:class:`~proxy.dialects.UnverifiedRequest`), or the policy says so,
 the answer passes through with ``verification: {"status": "unverified", "reason": ...}`` and
 ``veriproxy_unverified_requests_total{reason="not_verifiable"}``.
 """
@@ -35,7 +35,7 @@ from proxy.dialects import (
     VERIFICATION_EVENTS,
     Dialect,
     ResponsesDialect,
-    Unverifiable,
+    UnverifiedRequest,
 )
 from proxy.errors import (
     InvalidRequest,
@@ -115,8 +115,8 @@ class DialectService:
         verified still gets its policy: one that withholds what it cannot verify
         (``on_verifier_error: closed``) refuses it, audited, before the upstream is called."""
         view = call.dialect.messages(call.body)
-        unverifiable = view.reason if isinstance(view, Unverifiable) else None
-        messages = [] if isinstance(view, Unverifiable) else view
+        unverifiable = view.reason if isinstance(view, UnverifiedRequest) else None
+        messages = [] if isinstance(view, UnverifiedRequest) else view
         request = ChatRequest(body={"model": call.ctx.model, "messages": messages})
         for preparer in self._extensions.preparers:
             request = await preparer.prepare(request, call.ctx)

@@ -38,7 +38,7 @@ VERIFICATION_EVENTS = "verification_events"  # veriproxy option / X-Veriproxy-Ve
 
 
 @dataclass(frozen=True, slots=True)
-class Unverifiable:
+class UnverifiedRequest:
     """Why verification cannot apply to a request (it then passes through, reported so)."""
 
     reason: str
@@ -53,7 +53,7 @@ class Dialect(Protocol):
     @property
     def answer_id(self) -> str | None: ...
 
-    def messages(self, body: Mapping[str, Any]) -> list[dict[str, Any]] | Unverifiable: ...
+    def messages(self, body: Mapping[str, Any]) -> list[dict[str, Any]] | UnverifiedRequest: ...
 
     def inject(self, body: Mapping[str, Any], added: list[dict[str, Any]]) -> dict[str, Any]: ...
 
@@ -115,18 +115,18 @@ class CompletionsDialect:
         value = self._template.get("id")
         return value if isinstance(value, str) else None
 
-    def messages(self, body: Mapping[str, Any]) -> list[dict[str, Any]] | Unverifiable:
+    def messages(self, body: Mapping[str, Any]) -> list[dict[str, Any]] | UnverifiedRequest:
         for name in ("n", "best_of"):
             if name in body and body[name] is not None and strict_index(body[name]) is None:
                 raise InvalidRequest(f"'{name}' must be a non-negative integer", param=name)
         prompt = body.get("prompt")
         if not isinstance(prompt, str):
-            return Unverifiable("the prompt is not one string (a batch or token ids)")
+            return UnverifiedRequest("the prompt is not one string (a batch or token ids)")
         for name in ("n", "best_of"):
             if (body.get(name) or 1) > 1:
-                return Unverifiable(f"{name} > 1: several answers, only one could be verified")
+                return UnverifiedRequest(f"{name} > 1: several answers, only one could be verified")
         if body.get("echo") is True:
-            return Unverifiable("echo: the prompt is returned as part of the answer")
+            return UnverifiedRequest("echo: the prompt is returned as part of the answer")
         return [{"role": "user", "content": prompt}]
 
     def inject(self, body: Mapping[str, Any], added: list[dict[str, Any]]) -> dict[str, Any]:
@@ -250,7 +250,7 @@ class ResponsesDialect:
         value = self._snapshot.get("id")
         return value if isinstance(value, str) else None
 
-    def messages(self, body: Mapping[str, Any]) -> list[dict[str, Any]] | Unverifiable:
+    def messages(self, body: Mapping[str, Any]) -> list[dict[str, Any]] | UnverifiedRequest:
         out: list[dict[str, Any]] = []
         if isinstance(body.get("instructions"), str):
             out.append({"role": "system", "content": body["instructions"]})

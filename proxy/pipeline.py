@@ -21,10 +21,10 @@ from proxy.evidence import EvidencePreparer
 from proxy.evidence.factory import build_preparer
 from proxy.extensions import Extensions
 from proxy.metrics import Metrics
+from proxy.runtime import SharedState
 from proxy.state.evidence_cache import EvidenceCache
 from proxy.state.notices import POLICY_RELOAD, Notices
 from proxy.state.policy_sync import follow_policy_notices
-from proxy.runtime import SharedState
 from proxy.verification.judge import JudgeResources
 from proxy.verification.service import VerificationService
 from verifiers import close_llm_clients

@@ -19,7 +19,7 @@ import httpx
 from proxy.ingest import Article, to_evidence
 from proxy.ingest.medline import parse_medline_stream
 from proxy.retrieval.base import DEFAULT_TOP_K, BackendError
-from proxy.retrieval.ratelimit import RateLimiter
+from proxy.retrieval.ratelimit import RequestSpacer
 from proxy.retrieval.text import content_words
 from verifiers import Evidence
 
@@ -60,7 +60,7 @@ class EutilsRetriever:
         self._client = client or httpx.AsyncClient(timeout=DEFAULT_TIMEOUT)
         self._sleep = sleep
         rate = RATE_WITH_KEY if config.api_key else RATE_WITHOUT_KEY
-        self._limiter = RateLimiter(rate, sleep=sleep)
+        self._limiter = RequestSpacer(rate, sleep=sleep)
 
     async def search(self, query: str, *, top_k: int = DEFAULT_TOP_K) -> list[Evidence]:
         term = pubmed_query(query)

@@ -8,7 +8,7 @@ import time
 from collections.abc import Awaitable, Callable
 
 
-class RateLimiter:
+class RequestSpacer:
     def __init__(
         self,
         per_second: float,

@@ -30,7 +30,7 @@ class RedisSettings(Section):
 
 
 @dataclass(frozen=True, slots=True)
-class Limits(Section):
+class RateBudget(Section):
     """Rate-limit budgets per window; ``None`` means unlimited."""
 
     requests: Annotated[int, Ge(1)] | None = None
@@ -46,10 +46,10 @@ class Limits(Section):
 class RateLimitSettings(Section):
     """``rate_limits:`` in the configuration: a default budget and per-tenant overrides."""
 
-    default: Limits = Limits()
-    tenants: Mapping[str, Limits] = field(default_factory=dict)
+    default: RateBudget = RateBudget()
+    tenants: Mapping[str, RateBudget] = field(default_factory=dict)
 
-    def for_tenant(self, tenant: str | None) -> Limits:
+    def for_tenant(self, tenant: str | None) -> RateBudget:
         return self.tenants.get(tenant, self.default) if tenant is not None else self.default
 
 

@@ -5,7 +5,7 @@ form (shared by replicas) behind one interface; the Redis forms keep serving fro
 Redis is unreachable and count each fallback.
 """
 
-from proxy.settings.state import Limits, RedisSettings
+from proxy.settings.state import RateBudget, RedisSettings
 from proxy.state._events import NullObserver, StateObserver
 from proxy.state._redis import UNAVAILABLE, UNREACHABLE_ERRORS, RedisLink
 from proxy.state.cache import Cache, MemoryCache, RedisCache, cache_key
@@ -20,7 +20,7 @@ from proxy.state.notices import (
 )
 from proxy.state.policy_sync import follow_policy_notices
 from proxy.state.ratelimit import (
-    Decision,
+    Admission,
     MemoryRateLimiter,
     RateLimiter,
     RedisRateLimiter,
@@ -31,16 +31,16 @@ __all__ = [
     "RESYNC",
     "UNAVAILABLE",
     "UNREACHABLE_ERRORS",
+    "Admission",
     "Cache",
-    "Decision",
     "EvidenceCache",
-    "Limits",
     "LocalNotices",
     "MemoryCache",
     "MemoryRateLimiter",
     "Notice",
     "Notices",
     "NullObserver",
+    "RateBudget",
     "RateLimiter",
     "RedisCache",
     "RedisLink",

@@ -19,12 +19,12 @@ import time
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-from proxy.settings.state import Limits as Limits
+from proxy.settings.state import RateBudget as RateBudget
 from proxy.state._redis import RedisLink, Unavailable
 
 
 @dataclass(frozen=True, slots=True)
-class Decision:
+class Admission:
     allowed: bool
     limit: str | None = None  # "requests" | "tokens" when refused
     retry_after: float = 0.0  # seconds until the window resets
@@ -35,13 +35,13 @@ class Decision:
         return str(max(1, math.ceil(self.retry_after)))
 
 
-ALLOWED: Final = Decision(allowed=True)
+ALLOWED: Final = Admission(allowed=True)
 
 
 class RateLimiter(Protocol):
-    async def acquire(self, key: str, limits: Limits) -> Decision: ...
+    async def acquire(self, key: str, limits: RateBudget) -> Admission: ...
 
-    async def add_tokens(self, key: str, tokens: int, limits: Limits) -> None: ...
+    async def add_tokens(self, key: str, tokens: int, limits: RateBudget) -> None: ...
 
 
 def _hashed(key: str) -> str:
@@ -75,20 +75,20 @@ class MemoryRateLimiter:
         for k in [k for k, w in self._windows.items() if w.expires <= now]:
             del self._windows[k]
 
-    async def acquire(self, key: str, limits: Limits) -> Decision:
+    async def acquire(self, key: str, limits: RateBudget) -> Admission:
         if limits.unlimited:
             return ALLOWED
         now = time.monotonic()
         tokens = self._windows.get((key, "tokens"))
         if limits.tokens is not None and tokens is not None and tokens.spent(limits.tokens, now):
-            return Decision(False, "tokens", tokens.expires - now)
+            return Admission(False, "tokens", tokens.expires - now)
         requests = self._window(key, "requests", limits.window_seconds, now)
         requests.count += 1
         if limits.requests is not None and requests.count > limits.requests:
-            return Decision(False, "requests", requests.expires - now)
+            return Admission(False, "requests", requests.expires - now)
         return ALLOWED
 
-    async def add_tokens(self, key: str, tokens: int, limits: Limits) -> None:
+    async def add_tokens(self, key: str, tokens: int, limits: RateBudget) -> None:
         if limits.tokens is None or tokens <= 0:
             return
         self._window(key, "tokens", limits.window_seconds, time.monotonic()).count += tokens
@@ -137,7 +137,7 @@ class RedisRateLimiter:
         tag = "{" + _hashed(key) + "}"
         return [self._link.key("rl", tag, "requests"), self._link.key("rl", tag, "tokens")]
 
-    async def acquire(self, key: str, limits: Limits) -> Decision:
+    async def acquire(self, key: str, limits: RateBudget) -> Admission:
         if limits.unlimited:
             return ALLOWED
         args = [limits.requests or 0, limits.tokens or 0, int(limits.window_seconds * 1000)]
@@ -149,9 +149,9 @@ class RedisRateLimiter:
         kind, retry_ms = int(result[0]), int(result[1])
         if kind == 0:
             return ALLOWED
-        return Decision(False, _KINDS[kind], max(retry_ms, 0) / 1000)
+        return Admission(False, _KINDS[kind], max(retry_ms, 0) / 1000)
 
-    async def add_tokens(self, key: str, tokens: int, limits: Limits) -> None:
+    async def add_tokens(self, key: str, tokens: int, limits: RateBudget) -> None:
         if limits.tokens is None or tokens <= 0:
             return
         args = [tokens, int(limits.window_seconds * 1000)]

@@ -21,8 +21,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from proxy.errors import ProxyError, to_openai_error
 from proxy.metrics import Metrics
-from proxy.settings.state import Limits, RateLimitSettings
-from proxy.state.ratelimit import Decision, RateLimiter
+from proxy.settings.state import RateBudget, RateLimitSettings
+from proxy.state.ratelimit import Admission, RateLimiter
 
 # Every model route (chat, verify, and the OpenAI routes passed through) is limited; the
 # listings are not.
@@ -36,7 +36,7 @@ class RateLimited(ProxyError):
     status = 429
     code = "rate_limit_exceeded"
 
-    def __init__(self, decision: Decision, limits: Limits) -> None:
+    def __init__(self, decision: Admission, limits: RateBudget) -> None:
         kind = decision.limit or "requests"
         budget = limits.requests if kind == "requests" else limits.tokens
         super().__init__(

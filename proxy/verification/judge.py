@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from proxy.config import UpstreamSettings
 from proxy.metrics import Metrics
 from proxy.state.cache import Cache
-from proxy.state.ratelimit import Limits, RateLimiter
+from proxy.state.ratelimit import RateBudget, RateLimiter
 from verifiers import Verifier
 from verifiers.judge import (
     Cascade,
@@ -83,7 +83,7 @@ class TenantTokenBudget:
 
     def __init__(self, limiter: RateLimiter, tokens_per_minute: int) -> None:
         self._limiter = limiter
-        self._limits = Limits(tokens=tokens_per_minute)
+        self._limits = RateBudget(tokens=tokens_per_minute)
 
     async def allows(self, tenant: str, tokens: int) -> bool:
         # Refused once the window's tokens are spent; a request may overshoot once, as chat

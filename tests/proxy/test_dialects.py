@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from proxy.dialects import CompletionsDialect, ResponsesDialect, Unverifiable
+from proxy.dialects import CompletionsDialect, ResponsesDialect, UnverifiedRequest
 
 REPORT = {"status": "verified", "sentences": []}
 
@@ -85,7 +85,7 @@ def test_responses_view_and_injection() -> None:
 )
 def test_completions_that_cannot_be_verified_say_why(body: dict[str, Any], reason: str) -> None:
     view = CompletionsDialect().messages(body)
-    assert isinstance(view, Unverifiable)
+    assert isinstance(view, UnverifiedRequest)
     assert reason in view.reason
 
 

@@ -231,7 +231,7 @@ def _literals(pattern: str, *files: str) -> set[str]:
             _literals(r'(?:\.call|on_redis_degraded)\(\s*"(\w+)"', "**/*.py"),
         ),
         (VERIFIER_ERROR_KINDS, _literals(r'self\._fail\("(\w+)"', "verification/session.py")),
-        (RATE_LIMITS, _literals(r'Decision\(False, "(\w+)"', "state/ratelimit.py")),
+        (RATE_LIMITS, _literals(r'Admission\(False, "(\w+)"', "state/ratelimit.py")),
         (RELOAD_RESULTS, _literals(r'policy_reloads\.labels\("(\w+)"\)', "*.py")),
     ],
     ids=["redis", "verifier", "rate-limit", "reload"],

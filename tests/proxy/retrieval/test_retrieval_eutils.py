@@ -10,7 +10,7 @@ import respx
 
 from proxy.retrieval import BackendError
 from proxy.retrieval.eutils import EUTILS_URL, EutilsConfig, EutilsRetriever, pubmed_query
-from proxy.retrieval.ratelimit import RateLimiter
+from proxy.retrieval.ratelimit import RequestSpacer
 
 MEDLINE = Path(__file__).parents[2] / "fixtures" / "medline_excerpt.xml"
 ESEARCH = f"{EUTILS_URL}/esearch.fcgi"
@@ -120,7 +120,7 @@ async def test_client_error_is_not_retried() -> None:
 async def test_rate_limiter_spaces_requests() -> None:
     now = [100.0]
     sleeps = Sleeps()
-    limiter = RateLimiter(3.0, clock=lambda: now[0], sleep=sleeps)
+    limiter = RequestSpacer(3.0, clock=lambda: now[0], sleep=sleeps)
     for _ in range(4):
         await limiter.wait()
     assert sleeps.calls == pytest.approx([1 / 3, 2 / 3, 1.0])

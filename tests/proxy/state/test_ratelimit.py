@@ -8,8 +8,8 @@ from collections.abc import AsyncIterator
 import pytest
 
 from proxy.state import (
-    Limits,
     MemoryRateLimiter,
+    RateBudget,
     RateLimiter,
     RedisLink,
     RedisRateLimiter,
@@ -33,7 +33,7 @@ def limiter(request: pytest.FixtureRequest, link: RedisLink) -> RateLimiter:
 
 
 async def test_request_limit_refuses_then_recovers(limiter: RateLimiter) -> None:
-    limits = Limits(requests=2, window_seconds=0.3)
+    limits = RateBudget(requests=2, window_seconds=0.3)
     assert (await limiter.acquire("key-a", limits)).allowed
     assert (await limiter.acquire("key-a", limits)).allowed
     refused = await limiter.acquire("key-a", limits)
@@ -47,7 +47,7 @@ async def test_request_limit_refuses_then_recovers(limiter: RateLimiter) -> None
 
 
 async def test_token_budget_refuses_once_spent(limiter: RateLimiter) -> None:
-    limits = Limits(tokens=100, window_seconds=0.3)
+    limits = RateBudget(tokens=100, window_seconds=0.3)
     assert (await limiter.acquire("key", limits)).allowed
     await limiter.add_tokens("key", 60, limits)
     assert (await limiter.acquire("key", limits)).allowed
@@ -60,20 +60,20 @@ async def test_token_budget_refuses_once_spent(limiter: RateLimiter) -> None:
 
 async def test_unlimited_never_refuses(limiter: RateLimiter) -> None:
     for _ in range(50):
-        assert (await limiter.acquire("key", Limits())).allowed
+        assert (await limiter.acquire("key", RateBudget())).allowed
 
 
 async def test_redis_limits_are_shared_by_replicas(link: RedisLink) -> None:
     other = RedisLink(RedisSettings(SHARED_URL, prefix=link.prefix))
     replicas = [RedisRateLimiter(link), RedisRateLimiter(other)]
-    limits = Limits(requests=3, window_seconds=5)
+    limits = RateBudget(requests=3, window_seconds=5)
     results = [(await replicas[i % 2].acquire("shared", limits)).allowed for i in range(5)]
     await other.aclose()
     assert results == [True, True, True, False, False]
 
 
 async def test_redis_never_stores_the_key_in_clear(link: RedisLink) -> None:
-    await RedisRateLimiter(link).acquire("sk-secret-value", Limits(requests=5))
+    await RedisRateLimiter(link).acquire("sk-secret-value", RateBudget(requests=5))
     keys = [k.decode() async for k in link.client.scan_iter(match=link.prefix + "*")]
     assert keys and not any("sk-secret-value" in k for k in keys)
 
@@ -81,7 +81,7 @@ async def test_redis_never_stores_the_key_in_clear(link: RedisLink) -> None:
 async def test_unreachable_redis_limits_per_replica() -> None:
     dead = RedisLink(RedisSettings(f"redis://127.0.0.1:{free_port()}/0", socket_timeout=0.2))
     limiter = RedisRateLimiter(dead)
-    limits = Limits(requests=1, window_seconds=5)
+    limits = RateBudget(requests=1, window_seconds=5)
     assert (await limiter.acquire("key", limits)).allowed
     assert not (await limiter.acquire("key", limits)).allowed
     await dead.aclose()
