@@ -8,7 +8,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-_WINDOW = re.compile(r"^\s*\[(W\d+)\] PMID \S+: (.*)$", re.M)
+_CLAIM = re.compile(r'<data-\w+ claim="(\d+)">')
+_WINDOW = re.compile(r'<data-\w+ id="(W\d+)" pmid="[^"]*">(.*?)</data-\w+>', re.S)
 
 
 def judge_reply(label: str, quote: str | None = None) -> Callable[[Mapping[str, Any]], str]:
@@ -18,7 +19,7 @@ def judge_reply(label: str, quote: str | None = None) -> Callable[[Mapping[str, 
     def reply(body: Mapping[str, Any]) -> str:
         user = body["messages"][-1]["content"]
         verdicts = []
-        claims = re.split(r"\nClaim (\d+): ", user)[1:]
+        claims = _CLAIM.split(user)[1:]
         for number, block in zip(claims[::2], claims[1::2], strict=True):
             window_id, text = _WINDOW.findall(block)[0]
             words = quote if quote is not None else " ".join(text.split()[:8])

@@ -110,7 +110,7 @@ def test_a_quoted_judge_verdict_overturns_the_bundled_one(
     [request] = emulator.stats.requests
     assert request["response_format"]["type"] == "json_schema"
     user = request["messages"][-1]["content"]
-    assert "[W1]" in user and f"[A1] PMID {DOC['pmid']}" in user
+    assert 'id="W1"' in user and f'id="A1" pmid="{DOC["pmid"]}"' in user
 
 
 def test_a_quote_that_is_not_in_the_evidence_is_rejected(
