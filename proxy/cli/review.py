@@ -1,6 +1,7 @@
-"""``veriproxy review report|export``: what reviewers' labels say about the verifier on live
-traffic. The store is ``--store`` (a SQLAlchemy URL), else ``review.store`` from the
-configuration (``--config``/``VERIPROXY_CONFIG``/``VERIPROXY_REVIEW__STORE``)."""
+"""``veriproxy review report|export|verify``: what reviewers' labels say about the verifier on
+live traffic, and whether the store's labels are still those the audit log chained. The store
+is ``--store`` (a SQLAlchemy URL), else ``review.store`` from the configuration
+(``--config``/``VERIPROXY_CONFIG``/``VERIPROXY_REVIEW__STORE``)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     export = actions.add_parser("export", help="labelled (evidence span, sentence, verdict) rows")
     export.add_argument("--out", type=Path, required=True, help="JSONL file to write")
     export.set_defaults(func=_export, parser=export)
+    verify = actions.add_parser(
+        "verify", help="check the store's labels against the audit log's label events"
+    )
+    verify.add_argument("--audit", type=Path, required=True, help="JSONL audit file")
+    verify.set_defaults(func=_verify, parser=verify)
 
 
 def _labelled(args: argparse.Namespace) -> list[Labelled]:
@@ -78,6 +84,24 @@ def _export(args: argparse.Namespace) -> int:
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
     print(f"{len(rows)} labelled items written to {args.out}")
     return 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    """Exit 0 when the audit chain is intact and every label matches its event, else 1."""
+    from proxy.audit import AuditFileError, read_entries, verify_file
+    from proxy.review.verify import check_labels
+
+    chain = verify_file(args.audit)
+    print(f"{args.audit}: {chain.describe()}")
+    if not chain.ok:
+        return 1
+    try:
+        records = [entry["record"] for entry in read_entries(args.audit)]
+    except AuditFileError as exc:
+        raise CliError(f"{args.audit}: {exc}") from None
+    check = check_labels(_labelled(args), records)
+    print(f"review labels: {check.describe()}")
+    return 0 if check.ok else 1
 
 
 def _as_json(report: Report) -> dict[str, Any]:

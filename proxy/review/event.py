@@ -31,5 +31,10 @@ class LabelEvent:
             "predicted": self.item.verdict,
             "correct": self.label.correct,
             "verdict": self.label.verdict,
-            "note": sanitise(without_surrogates(self.label.note), limit=None),
+            "note": logged_note(self.label.note),
         }
+
+
+def logged_note(note: str) -> str:
+    """A note as the audit log keeps it: nothing that looks like a key, no lone surrogates."""
+    return sanitise(without_surrogates(note), limit=None)

@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import create_engine, text
 
 from proxy.audit import verify_file
 from proxy.cli import main
@@ -170,3 +171,30 @@ def test_labels_become_estimates_agreement_audit_events_and_an_export(
         "unsupported",
         "neutral",
     )
+
+
+def test_a_label_edited_in_the_store_no_longer_matches_the_audit_log(
+    review_stack: ReviewStack, traffic: list[dict[str, Any]]
+) -> None:
+    # A label of its own, so that the test holds run alone too.
+    open_items = queued(review_stack, review_stack.second)
+    assert open_items
+    target = open_items[0]["id"]
+    assert _label(review_stack, review_stack.second, target, "uncited").status_code == 201
+    verify = ["review", "--store", review_stack.store, "verify", "--audit", str(review_stack.audit)]
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(verify) == 0
+    assert "labels match the audit log" in out.getvalue()
+
+    engine = create_engine(review_stack.store)
+    with engine.begin() as conn:
+        conn.execute(
+            text("UPDATE review_labels SET verdict = 'supported' WHERE item_id = :id"),
+            {"id": target},
+        )
+    engine.dispose()
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(verify) == 1
+    assert f"changed in the store: item {target} by" in out.getvalue()
