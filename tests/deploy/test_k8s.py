@@ -20,6 +20,7 @@ from deployfiles import (
 )
 
 from policies import parse_policy
+from policies.shadowing import find_shadows
 from proxy.config import CONFIG_ENV, Settings, load_settings
 from proxy.routes import routes
 from verifiers.nli.bundled import BundledNLI
@@ -157,12 +158,16 @@ def test_resources_and_security() -> None:
     )
 
 
-def test_every_shipped_policy_loads() -> None:
+def test_every_shipped_policy_loads_and_none_is_shadowed(tmp_path: Any) -> None:
     config_map = _one("ConfigMap", "veriproxy-policies")
     assert config_map["data"]
+    loaded = []
     for name, text in config_map["data"].items():
         assert name.endswith((".yaml", ".yml"))
-        assert parse_policy(text, name).name == name.rsplit(".", 1)[0]
+        loaded.append(parse_policy(text, name))
+        assert loaded[-1].name == name.rsplit(".", 1)[0]
+    default = _settings(tmp_path).verification.default_policy
+    assert find_shadows(loaded, default) == ()
 
 
 def test_policies_are_mounted_where_the_proxy_reads_them(tmp_path: Any) -> None:
