@@ -32,7 +32,6 @@ from policies import OnVerifierError
 from proxy.chat_service import attempt
 from proxy.dialects import (
     REPORT_EVENT,
-    VERIFICATION_EVENTS,
     Dialect,
     ResponsesDialect,
     UnverifiedRequest,
@@ -267,7 +266,7 @@ class DialectService:
         dialect = call.dialect
         out = _Writer(dialect, self._scrubber)
         responses = isinstance(dialect, ResponsesDialect)
-        custom_events = responses and call.ctx.options.extra.get(VERIFICATION_EVENTS) is True
+        custom_events = responses and call.ctx.options.verification_events
         source = self._view(dialect, events)
         if skipped is not None or not self._extensions.transformers:
             dialect.verifying = False

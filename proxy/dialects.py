@@ -30,11 +30,11 @@ from proxy.verification import render
 from proxy.verification.shapes import CONTENT_FILTER, strict_index
 
 # Our own Responses stream events. openai-node's stream helper throws on an event type it does
-# not know, so they are sent only to a request that opts in (VERIFICATION_EVENTS); by default
+# not know, so they are sent only to a request that opts in (the ``verification_events``
+# option, RequestOptions.verification_events); by default
 # the report, with every sentence's annotation, rides in the closing response.* event.
 SENTENCE_EVENT = "response.verification.sentence"
 REPORT_EVENT = "response.verification.report"
-VERIFICATION_EVENTS = "verification_events"  # veriproxy option / X-Veriproxy-Verification-Events
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,8 +11,8 @@ Per-request veriproxy options arrive either as a top-level ``veriproxy`` object 
 (what ``extra_body={"veriproxy": {...}}`` in the OpenAI SDK produces) or as ``X-Veriproxy-*``
 headers (``X-Veriproxy-Retrieve: false``, ``X-Veriproxy-Policy: strict``). The body wins over a
 header. They are parsed once into :class:`RequestOptions`; the ``veriproxy`` key is removed
-before the request goes upstream. Options this module does not know land in
-``RequestOptions.extra`` so a feature can add one without touching this file.
+before the request goes upstream. The proxy's own options are typed fields; options this module
+does not know land in ``RequestOptions.extra``, for a user's extension to read.
 """
 
 from __future__ import annotations
@@ -62,6 +62,8 @@ class _OptionsModel(BaseModel):
     verify: StrictBool | None = None
     policy: str | None = None
     documents: list[dict[str, Any]] | None = None
+    include_evidence: StrictBool = False
+    verification_events: StrictBool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +75,10 @@ class RequestOptions:
     policy: str | None = None
     # Client-supplied documents to verify against instead of retrieved evidence, as sent.
     documents: tuple[Mapping[str, Any], ...] | None = None
+    include_evidence: bool = False  # the completion (or the stream's report) lists the abstracts
+    # Responses streams: our own response.verification.* events too (proxy.dialects).
+    verification_events: bool = False
+    # Options the proxy does not know, for a user's extension (never the proxy's own).
     extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
 
@@ -198,6 +204,8 @@ def parse_options(body_options: object, headers: Mapping[str, str]) -> RequestOp
         verify=parsed.verify,
         policy=parsed.policy,
         documents=tuple(parsed.documents) if parsed.documents is not None else None,
+        include_evidence=parsed.include_evidence,
+        verification_events=parsed.verification_events,
         extra=MappingProxyType(dict(parsed.model_extra or {})),
     )
 

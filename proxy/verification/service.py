@@ -61,7 +61,6 @@ from verifiers import Evidence, ResponseReport, Verifier
 from verifiers.judge import EscalationRun
 
 logger = logging.getLogger("veriproxy.verification")
-INCLUDE_EVIDENCE = "include_evidence"  # per-request option: send the abstracts too
 DOCUMENTS_FIELD = "evidence_documents"
 
 
@@ -139,7 +138,7 @@ class VerificationService:
         )
         if self._reports is not None:
             stream = _storing(stream, self._reports, ctx)
-        if ctx.options.extra.get(INCLUDE_EVIDENCE) is True:
+        if ctx.options.include_evidence:
             return _with_documents(stream, session.evidence)
         return stream
 
@@ -173,7 +172,7 @@ class VerificationService:
             await self._reports.put(
                 (completion_id, ctx.request_id), ctx.tenant, out.get("verification")
             )
-        if ctx.options.extra.get(INCLUDE_EVIDENCE) is True:
+        if ctx.options.include_evidence:
             out[DOCUMENTS_FIELD] = _documents(verified.evidence_of.evidence)
         return out
 
