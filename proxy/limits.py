@@ -7,6 +7,12 @@ Every limit is configurable (``limits:`` in the configuration) and each breach r
 * ``max_messages``: 400 ``too_many_messages``            (:func:`check_request`)
 * ``max_prompt_chars``: 400 ``prompt_too_large``         (:func:`check_request`)
 * ``max_tokens``: 400 ``max_tokens_too_large``           (:func:`check_request`)
+
+The three apply to every generating route: chat (messages, ``max_completion_tokens`` /
+``max_tokens``), ``/v1/completions`` (each prompt of a batch is a message;
+:func:`check_completions_request`) and ``/v1/responses`` (each ``input`` item is a message,
+``instructions`` count as prompt, ``max_output_tokens``; :func:`check_responses_request`). A
+token field that is not an integer (``"1000"``) is a 400, not passed on.
 * ``max_streams_per_key``: 429 ``too_many_concurrent_streams`` (:class:`StreamSlots`)
 * ``request_seconds``: 504 ``request_timeout``           (:func:`deadline`)
 * ``stream_seconds``: a stream's whole time; past it the stream ends with a ``stream_timeout``
@@ -84,24 +90,61 @@ class StageTimeout(ProxyError):
 def check_request(body: Mapping[str, Any], limits: Limits) -> None:
     """Raise :class:`LimitExceeded` if a validated chat body breaks a limit."""
     messages = body.get("messages") or []
-    if len(messages) > limits.max_messages:
-        raise LimitExceeded(
-            f"{len(messages)} messages exceed the limit of {limits.max_messages}",
-            code="too_many_messages",
-            param="messages",
-        )
     chars = sum(_content_chars(m.get("content")) for m in messages if isinstance(m, Mapping))
+    _check_prompt(len(messages), chars, "messages", limits)
+    _check_tokens(body, MAX_TOKEN_FIELDS, limits)
+
+
+def check_completions_request(body: Mapping[str, Any], limits: Limits) -> None:
+    """The same limits for ``/v1/completions``: a batch ``prompt`` counts one message per
+    prompt, and ``max_tokens`` must be an integer."""
+    prompt = body.get("prompt")
+    prompts = prompt if isinstance(prompt, list) else [] if prompt is None else [prompt]
+    _check_prompt(len(prompts), sum(map(_content_chars, prompts)), "prompt", limits)
+    _check_tokens(body, ("max_tokens",), limits)
+
+
+def check_responses_request(body: Mapping[str, Any], limits: Limits) -> None:
+    """The same limits for ``/v1/responses``: each ``input`` item is a message, its text and
+    the ``instructions`` count as the prompt, ``max_output_tokens`` bounds the answer."""
+    given = body.get("input")
+    items = given if isinstance(given, list) else [] if given is None else [given]
+    chars = _content_chars(body.get("instructions")) + sum(map(_item_chars, items))
+    _check_prompt(len(items), chars, "input", limits)
+    _check_tokens(body, ("max_output_tokens",), limits)
+
+
+def _item_chars(item: object) -> int:
+    if isinstance(item, Mapping) and "content" in item:
+        return _content_chars(item["content"])
+    return _content_chars(item)
+
+
+def _check_prompt(count: int, chars: int, param: str, limits: Limits) -> None:
+    if count > limits.max_messages:
+        raise LimitExceeded(
+            f"{count} messages exceed the limit of {limits.max_messages}",
+            code="too_many_messages",
+            param=param,
+        )
     if chars > limits.max_prompt_chars:
         raise LimitExceeded(
             f"the prompt's {chars} characters exceed the limit of {limits.max_prompt_chars}",
             code="prompt_too_large",
-            param="messages",
+            param=param,
         )
-    if limits.max_tokens is None:
-        return
-    for name in MAX_TOKEN_FIELDS:
+
+
+def _check_tokens(body: Mapping[str, Any], names: tuple[str, ...], limits: Limits) -> None:
+    """Each field of ``names`` is absent, null or a non-negative integer within the limit
+    (``"1000"`` is refused, not passed on)."""
+    for name in names:
         value = body.get(name)
-        if isinstance(value, int) and not isinstance(value, bool) and value > limits.max_tokens:
+        if value is None:
+            continue
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise InvalidRequest(f"'{name}' must be a non-negative integer", param=name)
+        if limits.max_tokens is not None and value > limits.max_tokens:
             raise LimitExceeded(
                 f"{name}={value} exceeds the limit of {limits.max_tokens}",
                 code="max_tokens_too_large",

@@ -14,7 +14,12 @@ from proxy.dialect_service import DialectCall, DialectService
 from proxy.dialects import CompletionsDialect, Dialect, ResponsesDialect
 from proxy.errors import InvalidRequest
 from proxy.extensions import RequestContext
-from proxy.limits import Limits, StreamSlots, check_request
+from proxy.limits import (
+    Limits,
+    StreamSlots,
+    check_completions_request,
+    check_responses_request,
+)
 from proxy.middleware import request_id_of, set_model_label
 from proxy.protocol import (
     OPTIONS_KEY,
@@ -44,7 +49,10 @@ async def _serve(request: Request, dialect: Dialect) -> Response:
     if options.policy is not None:
         require_policy(principal, options.policy)
     limits: Limits = state.settings.limits
-    check_request(body, limits)
+    if isinstance(dialect, CompletionsDialect):
+        check_completions_request(body, limits)
+    else:
+        check_responses_request(body, limits)
     set_model_label(request.scope, state.metrics.model_label(model))
     route = state.metrics.route_label(request.url.path)
     ctx = RequestContext(

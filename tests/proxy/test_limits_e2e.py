@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import openai
 import pytest
 
 from proxy.auth import FileKeyStore, new_key
@@ -50,6 +51,48 @@ def test_each_limit_is_a_clear_error(
     resp = httpx.post(f"{proxy.base_url}/chat/completions", json=body, timeout=10)
     error = _error(resp, status)
     assert error["code"] == code and "limit" in error["message"]
+    assert emulator.stats.requests == []
+
+
+LIMITS = {"limits": {"max_tokens": 100, "max_prompt_chars": 1000, "max_messages": 5}}
+_ITEM = {"role": "user", "content": "hi"}
+
+
+@pytest.mark.parametrize(
+    ("route", "extra", "code", "param"),
+    [
+        (
+            "responses",
+            {"input": "q", "max_output_tokens": 100000},
+            "max_tokens_too_large",
+            "max_output_tokens",
+        ),
+        ("responses", {"input": "x" * 5000}, "prompt_too_large", "input"),
+        ("responses", {"input": [_ITEM] * 50}, "too_many_messages", "input"),
+        ("responses", {"input": "q", "instructions": "x" * 5000}, "prompt_too_large", "input"),
+        ("completions", {"prompt": "q", "max_tokens": "1000"}, None, "max_tokens"),
+        ("completions", {"prompt": "q", "max_tokens": 101}, "max_tokens_too_large", "max_tokens"),
+        ("completions", {"prompt": "x" * 5000}, "prompt_too_large", "prompt"),
+        ("completions", {"prompt": ["q"] * 6}, "too_many_messages", "prompt"),
+    ],
+)  # fmt: skip
+def test_limits_hold_on_every_generating_route(
+    proxy_factory: ProxyFactory,
+    emulator: RunningEmulator,
+    route: str,
+    extra: dict[str, Any],
+    code: str | None,
+    param: str,
+) -> None:
+    """Issue 26 item 15: Responses and legacy completions forwarded these unchanged."""
+    proxy = proxy_factory(LIMITS)
+    client = openai.OpenAI(base_url=proxy.base_url, api_key="sk-x", max_retries=0)
+    with client, pytest.raises(openai.BadRequestError) as caught:
+        if route == "responses":
+            client.responses.create(model="gpt-test", **extra)
+        else:
+            client.completions.create(model="gpt-test", **extra)
+    assert caught.value.code == code and caught.value.param == param
     assert emulator.stats.requests == []
 
 
