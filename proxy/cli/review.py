@@ -6,6 +6,7 @@ is ``--store`` (a SQLAlchemy URL), else ``review.store`` from the configuration
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 from dataclasses import asdict
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from proxy.cli._parser import CliError
 
 if TYPE_CHECKING:
+    from proxy.audit import ChainReport
     from proxy.review.estimate import Estimate
     from proxy.review.items import Labelled
     from proxy.review.report import Report, Section
@@ -37,7 +39,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     verify = actions.add_parser(
         "verify", help="check the store's labels against the audit log's label events"
     )
-    verify.add_argument("--audit", type=Path, required=True, help="JSONL audit file")
+    log = verify.add_mutually_exclusive_group(required=True)
+    log.add_argument("--audit", type=Path, help="JSONL audit file")
+    log.add_argument("--redis", metavar="URL", help="the audit log's Redis Stream instead")
+    verify.add_argument("--stream", default=None, help="stream name (default: veriproxy:audit)")
     verify.set_defaults(func=_verify, parser=verify)
 
 
@@ -88,20 +93,39 @@ def _export(args: argparse.Namespace) -> int:
 
 def _verify(args: argparse.Namespace) -> int:
     """Exit 0 when the audit chain is intact and every label matches its event, else 1."""
-    from proxy.audit import AuditFileError, read_entries, verify_file
+    from proxy.audit import DEFAULT_STREAM, AuditFileError, read_entries, verify_file
     from proxy.review.verify import check_labels
 
-    chain = verify_file(args.audit)
-    print(f"{args.audit}: {chain.describe()}")
+    if args.audit is not None:
+        source, chain = str(args.audit), verify_file(args.audit)
+    else:
+        source = f"stream {args.stream or DEFAULT_STREAM}"
+        chain, records = asyncio.run(_stream(args.redis, args.stream or DEFAULT_STREAM))
+    print(f"{source}: {chain.describe()}")
     if not chain.ok:
         return 1
-    try:
-        records = [entry["record"] for entry in read_entries(args.audit)]
-    except AuditFileError as exc:
-        raise CliError(f"{args.audit}: {exc}") from None
+    if args.audit is not None:
+        try:
+            records = [entry["record"] for entry in read_entries(args.audit)]
+        except AuditFileError as exc:
+            raise CliError(f"{args.audit}: {exc}") from None
     check = check_labels(_labelled(args), records)
     print(f"review labels: {check.describe()}")
     return 0 if check.ok else 1
+
+
+async def _stream(url: str, stream: str) -> tuple[ChainReport, list[dict[str, Any]]]:
+    """The stream's chain report and its records, oldest first."""
+    import redis.asyncio as aioredis
+
+    from proxy.audit import stream_entries, verify_redis
+
+    chain = await verify_redis(url, stream)
+    client = aioredis.Redis.from_url(url)
+    try:
+        return chain, [entry["record"] async for entry in stream_entries(client, stream)]
+    finally:
+        await client.aclose()
 
 
 def _as_json(report: Report) -> dict[str, Any]:
