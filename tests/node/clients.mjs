@@ -67,6 +67,21 @@ const operations = {
     }
     return { text, report, reportVia: "the closing event's response.verification" };
   },
+  // Opted in to the proxy's own events: the raw stream passes them through (the helper below
+  // would throw on them, which is why they are opt-in).
+  "openai-node|responses.create stream + X-Veriproxy-Verification-Events": async () => {
+    const options = { headers: { "X-Veriproxy-Verification-Events": "true" } };
+    let text = "";
+    let report;
+    let sentences = 0;
+    for await (const event of await sdk.responses.create({ model: "m", input, stream: true }, options)) {
+      if (event.type === "response.output_text.delta") text += event.delta;
+      if (event.type === "response.verification.sentence") sentences += 1;
+      if (event.type === "response.verification.report") report = event.report;
+    }
+    if (sentences !== report?.sentences?.length) throw new Error(`${sentences} sentence events`);
+    return { text, report, reportVia: "the response.verification.report event" };
+  },
   "openai-node|responses.stream()": async () => {
     const stream = sdk.responses.stream({ model: "m", input });
     let text = "";

@@ -27,7 +27,7 @@ from scripts.client_matrix import DOC, RESULTS, render, replace_table
 from tests.conftest import ProxyFactory, sdk_client
 
 NODE_DIR = Path(__file__).parents[1] / "node"
-NODE_OPERATIONS = 10  # in tests/node/clients.mjs: a client that stops early fails the count
+NODE_OPERATIONS = 11  # in tests/node/clients.mjs: a client that stops early fails the count
 INPUT = "Does aspirin reduce fever?"
 ANSWER = "Aspirin reduces fever in adults [PMID:1]. The moon is made of green cheese."
 BLOCKED = "green cheese"
