@@ -140,6 +140,13 @@ def test_unit_tests_catch_a_wrong_alert(
         ("recording.yml", '{route="/v1/chat/completions"}', ""),
         # The volume guard, the 5% floor and the baseline factor all matter.
         ("alerts.yml", "model:veriproxy_checkworthy_sentences:rate5m > 0.05", "vector(1)"),
+        ("alerts.yml", "sum by (model) (rate(veriproxy_risk_score_count[5m])) > 0.05", "vector(1)"),
+        # Risk rises with risk (protocol 2.0): the alert is on high values, not low ones.
+        (
+            "alerts.yml",
+            "model:veriproxy_risk_score:mean5m > 0.4",
+            "model:veriproxy_risk_score:mean5m < 0.4",
+        ),
         ("alerts.yml", "veriproxy:responses_blocked:ratio_rate5m > 0.05", "vector(1)"),
         ("alerts.yml", "> 3 * veriproxy:responses_blocked:ratio_rate6h", "> 0"),
         ("alerts.yml", 'up{job="veriproxy"}', "up"),
