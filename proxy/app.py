@@ -119,6 +119,7 @@ def create_app(
     app.state.pipeline = pipeline  # POST /v1/verify: the chats' evidence and verifier
     app.state.readiness_checks = (
         *readiness_checks,
+        shared.audit.readiness,
         *([partial(store_readiness, key_store)] if key_store is not None else []),
     )
     app.state.ready = False

@@ -184,6 +184,12 @@ class Metrics:
         self.audit_dropped = Counter(
             "veriproxy_audit_dropped_total", "Audit records dropped (buffer full).", registry=r
         )
+        self.audit_write_failures = Counter(
+            "veriproxy_audit_write_failures_total",
+            "Audit records a sink failed to write (the response was served; see /readyz).",
+            ["sink"],
+            registry=r,
+        )
         self.policy_reloads = Counter(
             "veriproxy_policy_reloads_total", "Policy hot reloads.", ["result"], registry=r
         )

@@ -94,6 +94,7 @@ def build_shared_state(settings: Settings, metrics: Metrics) -> SharedState:
             if link is not None and audit_settings.redis_stream
             else None
         ),
+        on_failure=lambda sink: metrics.audit_write_failures.labels(sink).inc(),
     )
     review = _review_queue(settings, audit, metrics)
     limits = settings.rate_limits

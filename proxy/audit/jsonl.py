@@ -1,8 +1,12 @@
 """Append-only JSONL audit file, safe for several worker processes writing one file.
 
 Each append takes an exclusive ``flock``, checks whether another process appended since this one
-last wrote (the file size moved), re-reads the chain head from the last line if so, and appends
-one chained entry. The head survives restarts because it is read back from the file.
+last wrote (the file size moved), re-reads the chain head if so, and appends one chained entry.
+The head survives restarts: it is kept beside the file (``<file>.head``: the file's size and
+the hash of its last line, rewritten after each append) and, when that does not match the
+file's size (another writer, a crash between the two writes), read back from the last line,
+however long: each line begins with its ``prev`` and ``hash``, so only the start of the last
+line is read, found by scanning back for its newline.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -32,6 +37,8 @@ class JsonlSink:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._fsync = fsync
         self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+        self.head_path = self.path.with_name(self.path.name + ".head")
+        self._head_fd = os.open(self.head_path, os.O_RDWR | os.O_CREAT, 0o600)
         self._head = GENESIS
         self._size = -1  # file size after our last append; -1 forces a re-read
 
@@ -46,7 +53,7 @@ class JsonlSink:
         try:
             size = os.fstat(self._fd).st_size
             if size != self._size:
-                self._head = _last_hash(self._fd, size)
+                self._head = _kept_head(self._head_fd, size) or _last_hash(self._fd, size)
             digest = hash_canonical(self._head, body)
             line = b'{"prev":"%s","hash":"%s","record":%s}\n' % (
                 self._head.encode(),
@@ -58,26 +65,45 @@ class JsonlSink:
                 os.fsync(self._fd)
             self._head = digest
             self._size = size + len(line)
+            os.pwrite(self._head_fd, _HEAD_FORMAT % (self._size, digest.encode()), 0)
             return digest
         finally:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
 
     def close(self) -> None:
         os.close(self._fd)
+        os.close(self._head_fd)
+
+
+_HEAD_FORMAT = b"%020d %s\n"  # fixed width: each rewrite covers the one before
+_LINE_HEAD = re.compile(rb'\{"prev":"[^"]*","hash":"([^"]+)"')
+
+
+def _kept_head(fd: int, size: int) -> str | None:
+    """The hash kept beside the file, if it was written for a file of this ``size``."""
+    kept = os.pread(fd, 128, 0).split()
+    if len(kept) == 2 and kept[0].isdigit() and int(kept[0]) == size:
+        return kept[1].decode("ascii", "replace")
+    return None
 
 
 def _last_hash(fd: int, size: int) -> str:
+    """The hash at the start of the file's last line, whatever that line's length."""
     if size == 0:
         return GENESIS
-    start = max(0, size - _TAIL_CHUNK)
-    tail = os.pread(fd, size - start, start)
-    lines = tail.rstrip(b"\n").rsplit(b"\n", 1)
-    if start > 0 and len(lines) < 2:
-        raise AuditFileError("last audit line is longer than the tail window")
-    try:
-        return str(json.loads(lines[-1])["hash"])
-    except (ValueError, KeyError, TypeError) as exc:
-        raise AuditFileError(f"cannot read the chain head from the last line: {exc}") from None
+    end = size - 1 if os.pread(fd, 1, size - 1) == b"\n" else size
+    start = end
+    while start > 0:  # back to the newline before the last line
+        chunk_start = max(0, start - _TAIL_CHUNK)
+        at = os.pread(fd, start - chunk_start, chunk_start).rfind(b"\n")
+        if at >= 0:
+            start = chunk_start + at + 1
+            break
+        start = chunk_start
+    match = _LINE_HEAD.match(os.pread(fd, 256, start))
+    if match is None:
+        raise AuditFileError("cannot read the chain head from the last line")
+    return match.group(1).decode("ascii", "replace")
 
 
 def find_records(

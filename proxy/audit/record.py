@@ -9,6 +9,7 @@ back, see :mod:`proxy.audit.review`).
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -25,7 +26,10 @@ from verifiers import (
     to_json,
 )
 
-_WITHHELD = (Action.REDACT, Action.BLOCK)  # actions whose words a client may not have seen
+_WITHHELD = (Action.REDACT, Action.BLOCK)
+# Bounds on the text a record keeps (``include_text``): one line never grows with an answer.
+MAX_SENTENCE_CHARS = 2_000
+MAX_TEXT_CHARS = 20_000  # actions whose words a client may not have seen
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +167,11 @@ def build_record(
                 support=s.support,
                 risk=s.risk,
                 rules_fired=s.rules_fired,
-                text=_scrubbed(s.text) if include_text and s.action in _WITHHELD else None,
+                text=(
+                    _scrubbed(s.text, MAX_SENTENCE_CHARS)
+                    if include_text and s.action in _WITHHELD
+                    else None
+                ),
                 decided_by=s.decided_by,
                 bundled_verdict=s.bundled_verdict.value if s.bundled_verdict else None,
                 confidence=s.confidence,
@@ -177,12 +185,20 @@ def build_record(
         choice=report.choice,
         delivered_before_block=report.delivered_before_block,
         escalation=report.escalation,
-        prompt=_scrubbed(ctx.prompt) if include_text else None,
-        answer=_scrubbed(ctx.answer) if include_text else None,
+        prompt=_scrubbed(ctx.prompt, MAX_TEXT_CHARS) if include_text else None,
+        answer=_scrubbed(ctx.answer, MAX_TEXT_CHARS) if include_text else None,
     )
 
 
-def _scrubbed(text: str | None) -> str | None:
+def _scrubbed(text: str | None, limit: int) -> str | None:
     """Text goes to the log without anything that looks like a key (``sk-…``, bearer tokens),
-    and without lone surrogates (an upstream may send them; the record must encode as UTF-8)."""
-    return None if text is None else sanitise(without_surrogates(text), limit=None)
+    and without lone surrogates (an upstream may send them; the record must encode as UTF-8).
+    Past ``limit`` characters it is cut, and the SHA-256 of the whole follows, so a line stays
+    bounded and the text can still be matched against a copy."""
+    if text is None:
+        return None
+    clean = sanitise(without_surrogates(text), limit=None)
+    if len(clean) <= limit:
+        return clean
+    digest = hashlib.sha256(clean.encode()).hexdigest()
+    return f"{clean[:limit]}… [cut: {len(clean)} characters, sha256 {digest}]"

@@ -4,6 +4,7 @@ several processes, Redis Streams across replicas and through a Redis crash."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import itertools
 import json
 import multiprocessing
@@ -107,6 +108,55 @@ def test_jsonl_chain_verifies_and_survives_reopen(tmp_path: Path) -> None:
     assert entries[0]["prev"] == GENESIS
     assert all(b["prev"] == a["hash"] for a, b in itertools.pairwise(entries))
     assert main(["audit", "verify", str(path)]) == 0
+
+
+@pytest.mark.parametrize("head_file", ["kept", "deleted", "stale"])
+def test_a_restart_after_a_very_long_line_continues_the_chain(
+    tmp_path: Path, head_file: str
+) -> None:
+    """Issue 26 item 11: a 400-sentence answer wrote an 87 KB line, and after a restart every
+    audited request failed. The head is kept beside the file, and found at any line length."""
+    path = tmp_path / "log.jsonl"
+    long_answer = replace(CTX, answer="word " * 60_000)  # 300 KB before the record's bound
+    sink = JsonlSink(path)
+    sink.write(build_record(REPORT, CTX, include_text=False).to_dict())
+    long_line = build_record(REPORT, long_answer, include_text=True).to_dict()
+    long_line["notes_pad"] = "x" * 200_000  # a line longer than any tail window
+    sink.write(long_line)
+    sink.close()
+    head = path.with_name(path.name + ".head")
+    if head_file == "deleted":
+        head.unlink()
+    elif head_file == "stale":
+        head.write_bytes(b"%020d %s\n" % (1, b"0" * 64))
+    _write(path, 2)  # a restarted proxy continues the same chain
+    result = verify_file(path)
+    assert (result.ok, result.count) == (True, 4)
+
+
+def test_record_text_is_bounded_with_a_digest_of_the_whole() -> None:
+    answer = "word " * 60_000
+    body = build_record(REPORT, replace(CTX, answer=answer), include_text=True).to_dict()
+    text = body["answer"]
+    assert len(text) < 21_000 and text.startswith("word word")
+    assert hashlib.sha256(answer.encode()).hexdigest() in text
+    assert f"cut: {len(answer)} characters" in text
+
+
+def test_a_failing_audit_file_never_fails_the_write_and_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    failures: list[str] = []
+    log = AuditLog(jsonl=JsonlSink(path), on_failure=failures.append)
+    record = build_record(REPORT, CTX, include_text=False)
+    log.write(record)
+    with path.open("ab") as fh:
+        fh.write(b"not an audit line\n")  # another writer broke the chain's last line
+    log.write(record)  # lost, counted, reported -- not raised
+    assert failures == ["jsonl"]
+    assert asyncio.run(log.readiness()) == "the audit file cannot be written (AuditFileError)"
+    assert len(path.read_text().splitlines()) == 2
+    assert log.jsonl is not None
+    log.jsonl.close()
 
 
 @pytest.mark.parametrize("tamper", ["edit", "delete", "swap"])

@@ -134,3 +134,20 @@ def test_client_gone_mid_stream_is_recorded(
     assert emulator.stats.wait_for(lambda s: s.streams_cancelled == 1)
     [record] = _records(audit, 1)
     assert record["status"] != "verified" and "client" in record["error"]
+
+
+def test_an_audit_file_that_fails_never_fails_the_request(
+    audited: tuple[RunningProxy, Path],
+) -> None:
+    """Issue 26 item 11: the audit log is never the reason a request fails; a lost record is
+    counted and /readyz says so until a write succeeds."""
+    proxy, audit = audited
+    assert _post(proxy, "gpt-x", False).status_code == 200
+    with audit.open("ab") as fh:
+        fh.write(b"not an audit line\n")  # another writer broke the chain's last line
+    assert _post(proxy, "gpt-x", False).status_code == 200
+    ready = httpx.get(f"{proxy.base_url.removesuffix('/v1')}/readyz", timeout=10)
+    assert ready.status_code == 503
+    assert ready.json()["reasons"] == ["the audit file cannot be written (AuditFileError)"]
+    metrics = httpx.get(f"{proxy.base_url.removesuffix('/v1')}/metrics", timeout=10).text
+    assert 'veriproxy_audit_write_failures_total{sink="jsonl"} 1.0' in metrics
