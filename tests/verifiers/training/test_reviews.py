@@ -39,5 +39,5 @@ def test_the_export_reads_back_as_pairs_grouped_by_request(tmp_path: Path) -> No
 def test_a_line_that_is_not_a_review_row_is_an_error(tmp_path: Path) -> None:
     path = tmp_path / "reviews.jsonl"
     path.write_text('{"premise": "x"}\n', encoding="utf-8")
-    with pytest.raises(ReviewFileError, match="reviews.jsonl:1"):
+    with pytest.raises(ReviewFileError, match=r"reviews\.jsonl:1"):
         review_examples(path)
