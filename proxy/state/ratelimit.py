@@ -9,6 +9,12 @@ the budget once and the next request waits for the window.
 
 Limited keys are hashed before they reach Redis: the caller passes the API key's identity,
 which must never be stored in clear.
+
+While Redis is unreachable (down or frozen past its socket timeout) the limits fail *open with
+the shared counts carried over*: every answer from Redis also gives the key's shared counts and
+their expiry, which this replica keeps in its in-process limiter; when Redis stops answering,
+that limiter goes on from those counts, so a key over its limit stays refused until its window
+ends. Only what other replicas admit during the outage goes uncounted here.
 """
 
 from __future__ import annotations
@@ -71,6 +77,11 @@ class MemoryRateLimiter:
             window = self._windows[(key, kind)] = _Window(expires=now + seconds)
         return window
 
+    def carry(self, key: str, kind: str, count: int, seconds: float) -> None:
+        """Take over a shared count (Redis's), valid for ``seconds`` more."""
+        if count >= 0 and seconds > 0:
+            self._windows[(key, kind)] = _Window(time.monotonic() + seconds, count)
+
     def _sweep(self, now: float) -> None:
         for k in [k for k, w in self._windows.items() if w.expires <= now]:
             del self._windows[k]
@@ -95,29 +106,30 @@ class MemoryRateLimiter:
 
 
 # KEYS: requests counter, tokens counter. ARGV: request limit, token limit (0 = none), window ms.
-# Returns {refused_kind, retry_ms}: 0 allowed, 1 requests, 2 tokens.
+# Returns {refused_kind, retry_ms, requests, requests_ttl_ms, tokens, tokens_ttl_ms}: kind 0
+# allowed, 1 requests, 2 tokens; the counts (-1: not counted) are carried over by the fallback.
 _ACQUIRE: Final = """
 local req_limit = tonumber(ARGV[1])
 local tok_limit = tonumber(ARGV[2])
-if tok_limit > 0 then
-  local used = tonumber(redis.call('GET', KEYS[2]) or '0')
-  if used >= tok_limit then
-    return {2, redis.call('PTTL', KEYS[2])}
-  end
+local used = tonumber(redis.call('GET', KEYS[2]) or '0')
+local tok_ttl = redis.call('PTTL', KEYS[2])
+if tok_limit > 0 and used >= tok_limit then
+  return {2, tok_ttl, -1, -1, used, tok_ttl}
 end
 local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+local req_ttl = redis.call('PTTL', KEYS[1])
 if req_limit > 0 and n > req_limit then
-  return {1, redis.call('PTTL', KEYS[1])}
+  return {1, req_ttl, n, req_ttl, used, tok_ttl}
 end
-return {0, 0}
+return {0, 0, n, req_ttl, used, tok_ttl}
 """
 
-# KEYS: tokens counter. ARGV: tokens, window ms.
+# KEYS: tokens counter. ARGV: tokens, window ms. Returns {tokens, ttl_ms}.
 _ADD_TOKENS: Final = """
 local n = redis.call('INCRBY', KEYS[1], ARGV[1])
 if n == tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return n
+return {n, redis.call('PTTL', KEYS[1])}
 """
 
 _KINDS: Final = {1: "requests", 2: "tokens"}
@@ -146,7 +158,9 @@ class RedisRateLimiter:
         )
         if isinstance(result, Unavailable):
             return await self._fallback.acquire(key, limits)
-        kind, retry_ms = int(result[0]), int(result[1])
+        kind, retry_ms, requests, requests_ms, tokens, tokens_ms = (int(v) for v in result)
+        self._fallback.carry(key, "requests", requests, requests_ms / 1000)
+        self._fallback.carry(key, "tokens", tokens, tokens_ms / 1000)
         if kind == 0:
             return ALLOWED
         return Admission(False, _KINDS[kind], max(retry_ms, 0) / 1000)
@@ -160,3 +174,5 @@ class RedisRateLimiter:
         )
         if isinstance(added, Unavailable):
             await self._fallback.add_tokens(key, tokens, limits)
+        else:
+            self._fallback.carry(key, "tokens", int(added[0]), int(added[1]) / 1000)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
@@ -15,7 +16,13 @@ from proxy.state import (
     RedisRateLimiter,
     RedisSettings,
 )
-from tests.proxy.redis_helpers import SHARED_URL, delete_prefix, free_port, fresh_prefix
+from tests.proxy.redis_helpers import (
+    SHARED_URL,
+    delete_prefix,
+    free_port,
+    fresh_prefix,
+    private_redis,
+)
 
 
 @pytest.fixture
@@ -85,3 +92,25 @@ async def test_unreachable_redis_limits_per_replica() -> None:
     assert (await limiter.acquire("key", limits)).allowed
     assert not (await limiter.acquire("key", limits)).allowed
     await dead.aclose()
+
+
+async def test_a_key_over_its_limit_stays_refused_when_redis_goes_away(tmp_path: Path) -> None:
+    """Issue 26 item 17: the fallback starts from the shared counts, not from zero (a key
+    over its limit got four more 200s while Redis was frozen)."""
+    limits = RateBudget(requests=3, tokens=100, window_seconds=30)
+    with private_redis(tmp_path) as server:
+        settings = RedisSettings(server.url, socket_timeout=0.2, retry_after=30)
+        link, other = RedisLink(settings), RedisLink(settings)
+        here, there = RedisRateLimiter(link), RedisRateLimiter(other)
+        assert (await there.acquire("key", limits)).allowed  # another replica's requests
+        assert (await there.acquire("key", limits)).allowed
+        assert (await here.acquire("key", limits)).allowed  # the third, shared: the limit
+        assert not (await here.acquire("key", limits)).allowed
+        await here.add_tokens("other-key", 100, limits)
+        server.kill()
+        refused = await here.acquire("key", limits)
+        assert not refused.allowed and refused.limit == "requests"
+        spent = await here.acquire("other-key", limits)
+        assert not spent.allowed and spent.limit == "tokens"
+        await link.aclose()
+        await other.aclose()
