@@ -5,6 +5,13 @@ invalid is rejected: the policy it held before stays in force, a warning is logg
 ``reload_errors`` counter goes up and the ``on_reload_error`` hook is called (the proxy turns it
 into a metric; this package never imports the proxy). ``start()`` polls in a daemon thread.
 
+A file is taken only once it has stopped changing, so a half-written file is never in force
+(a file cut before its ``sentence_rules`` is still a valid policy, only a weaker one): the
+poller reads a changed file when a second poll finds it as the first one left it, and a file
+that changes while it is being read is left for the next poll. Operators should still write a
+policy file by rename (write ``x.yaml.tmp``, then ``mv`` it over ``x.yaml``): the rename is
+atomic, and a ``.tmp`` file is not a policy file.
+
 Selection: a request's explicit choice (the proxy checks first that its key may make it, see
 ``proxy.verification.selection``), else the policy whose
 ``match`` fits the tenant and model most specifically (tenant before model, exact before glob),
@@ -69,6 +76,7 @@ class PolicyStore:
         self.reload_errors = 0
         self.reloads = 0
         self._files: dict[Path, _Loaded] = {}
+        self._seen: dict[Path, tuple[int, int]] = {}  # changed, waiting for a poll to settle
         self._by_name: dict[str, Policy] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -111,8 +119,9 @@ class PolicyStore:
 
     # -- reloading ----------------------------------------------------------------------------
 
-    def reload(self) -> bool:
-        """Re-read changed files; returns whether the set of policies changed."""
+    def reload(self, *, settle: bool = False) -> bool:
+        """Re-read changed files; returns whether the set of policies changed. ``settle``
+        (the poller): a changed file is read only when the previous call saw it as it is."""
         with self._lock:
             present = self._scan()
             changed = set(self._files) - set(present)
@@ -123,8 +132,15 @@ class PolicyStore:
                 old = self._files.get(path)
                 if old is not None and old.stamp == stamp:
                     continue
+                if settle and self._seen.get(path) != stamp:
+                    self._seen[path] = stamp  # still being written, maybe: the next poll reads it
+                    continue
+                self._seen.pop(path, None)
+                loaded = self._read(path, old, stamp)
+                if loaded is None:
+                    continue  # it changed while being read: the next poll tries again
                 changed.add(path)
-                self._files[path] = _Loaded(stamp, self._read(path, old))
+                self._files[path] = loaded
             if changed:
                 self._by_name = self._index(present, changed)
                 self.reloads += 1
@@ -156,7 +172,7 @@ class PolicyStore:
     def _poll(self) -> None:
         while not self._stop.wait(self.poll_seconds):
             try:
-                if self.reload() and self.on_change is not None:
+                if self.reload(settle=True) and self.on_change is not None:
                     self.on_change()
             except Exception:  # keep polling whatever a hook or the file system throws
                 log.exception("policy reload failed; retrying in %.1f s", self.poll_seconds)
@@ -169,23 +185,26 @@ class PolicyStore:
             for path in sorted(directory.iterdir()):
                 if path.suffix not in POLICY_SUFFIXES:
                     continue
-                try:
-                    stat = path.stat()
-                except FileNotFoundError:  # removed between listing and stat
-                    continue
-                if stat_module.S_ISREG(stat.st_mode):
-                    found[path] = (stat.st_mtime_ns, stat.st_size)
+                stamp = _stamp(path)
+                if stamp is not None:
+                    found[path] = stamp
         return found
 
-    def _read(self, path: Path, old: _Loaded | None) -> Policy | None:
+    def _read(self, path: Path, old: _Loaded | None, stamp: tuple[int, int]) -> _Loaded | None:
+        """The file as now read (its last valid policy kept when it is rejected), or None when
+        it changed while being read."""
+        previous = old.policy if old is not None else None
         try:
             policy = load_policy(path)
         except PolicyFileError as exc:
-            previous = old.policy if old is not None else None
+            if _stamp(path) != stamp:
+                return None
             self._reject(path, exc, previous.name if previous is not None else None)
-            return previous
+            return _Loaded(stamp, previous)
+        if _stamp(path) != stamp:
+            return None
         log.info("policy loaded: %s from %s", policy.name, path)
-        return policy
+        return _Loaded(stamp, policy)
 
     def _index(self, present: dict[Path, tuple[int, int]], changed: set[Path]) -> dict[str, Policy]:
         by_name: dict[str, Policy] = {}
@@ -210,6 +229,15 @@ class PolicyStore:
         log.warning("policy file rejected: %s%s", error, keeping)
         if self.on_reload_error is not None:
             self.on_reload_error(path, error)
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    """``(mtime_ns, size)`` of a regular file; None when it is gone or not a regular file."""
+    try:
+        stat = path.stat()
+    except FileNotFoundError:  # removed between listing and stat
+        return None
+    return (stat.st_mtime_ns, stat.st_size) if stat_module.S_ISREG(stat.st_mode) else None
 
 
 _CATCH_ALL_SCORE = 1  # what _match_score gives a match on '*' alone

@@ -173,3 +173,36 @@ def test_two_policies_with_the_same_match_are_reported(
         store = PolicyStore(tmp_path)
     assert store.select(tenant="ward").name == "ward-a"
     assert "policy 'ward-b' is never selected by its match: policy 'ward-a'" in caplog.text
+
+
+def test_the_poller_never_takes_a_half_written_file(tmp_path: Path) -> None:
+    """Issue 26 item 12: a file cut before its ``sentence_rules`` is a valid, weaker policy; a
+    non-atomic rewrite exposed it. The poller takes a file only once it stopped changing."""
+    path = tmp_path / "bound.yaml"
+    full = policy_text("bound", action="block")
+    write(path, full)
+    store = PolicyStore(tmp_path, include_presets=False)
+    assert store.get("bound").sentence_rules
+    cut = full[: full.index("sentence_rules")]
+    write(path, cut)  # the writer is halfway
+    assert store.reload(settle=True) is False  # seen once: not taken yet
+    assert store.get("bound").sentence_rules
+    write(path, full.replace("block", "redact"))  # the write completes
+    assert store.reload(settle=True) is False  # changed again since the last poll
+    assert store.get("bound").sentence_rules[0].action.value == "block"
+    assert store.reload(settle=True) is True  # unchanged for a poll: taken whole
+    assert store.get("bound").sentence_rules[0].action.value == "redact"
+    assert store.reload_errors == 0
+
+
+def test_a_rename_is_taken_at_the_next_settled_poll(tmp_path: Path) -> None:
+    path = tmp_path / "bound.yaml"
+    write(path, policy_text("bound", action="block"))
+    store = PolicyStore(tmp_path, include_presets=False)
+    staged = tmp_path / "bound.yaml.tmp"  # not a policy file
+    write(staged, policy_text("bound", action="redact"))
+    assert store.reload(settle=True) is False
+    staged.replace(path)
+    store.reload(settle=True)
+    assert store.reload(settle=True) is True
+    assert store.get("bound").sentence_rules[0].action.value == "redact"
