@@ -173,3 +173,24 @@ def test_question_with_retrieval_disabled_is_503(
     resp = post(proxy, {"answer": "Aspirin helps.", "question": "Does aspirin help?"})
     assert resp.status_code == 503
     assert resp.json()["error"]["type"] == "service_unavailable"
+
+
+def test_a_whole_verify_honours_its_deadline(
+    proxy_factory: Callable[..., RunningProxy], model_dir: Path
+) -> None:
+    """Issue 26 item 14: the verifier checks its deadline between batches of sentences, and
+    one batch over a large evidence set ran far past it (10 items, 1 sentence: 24 s for 20 s).
+    Now the request itself ends at the deadline, reported ``unverified`` (the verifier alone
+    would have judged this one sentence whole and said nothing of a deadline)."""
+    verifier = {"nli": {"name": "hf", "model": str(model_dir), "threads": 1}}
+    proxy = proxy_factory(
+        {"verification": {"verifier": verifier, "enabled": False, "timeout_seconds": 0.05}}
+    )
+    sentences = " ".join(f"Aspirin dose {i} lowered fever in trial {i}." for i in range(1000))
+    evidence = [{"pmid": str(10_000_000 + i), "text": sentences} for i in range(5)]
+    resp = post(proxy, {"answer": "Aspirin lowers fever [PMID:10000000].", "evidence": evidence})
+    assert resp.status_code == 200, resp.text
+    report = resp.json()
+    assert report["status"] != "verified"
+    # The request's deadline, not the verifier's between-batch check ("0 of 1 sentences").
+    assert "verification did not finish within 0.05 s)" in report["error"]
