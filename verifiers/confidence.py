@@ -57,6 +57,11 @@ FEATURES: tuple[str, ...] = (
     "check_refutes_support",
     "check_withholds_support",
     "checks_passed",
+    "log_novel_tokens",
+    "hedge_mismatch",
+    "negation_mismatch",
+    "quantified",
+    "comparative",
 )
 _HEDGE = re.compile(
     r"\b(may|might|could|possibly|potential(ly)?|suggests?|appears?|likely|unclear|"
@@ -65,6 +70,12 @@ _HEDGE = re.compile(
 )
 _NEGATION = re.compile(r"\b(not|no|never|without|neither|nor|cannot|lack(s|ed)?)\b|n't\b", re.I)
 _DIGIT = re.compile(r"\d")
+_QUANTIFIER = re.compile(r"\b(all|every|always|none|never|only|most|majority|any)\b", re.I)
+_COMPARATIVE = re.compile(
+    r"\b(more|less|fewer|higher|lower|greater|smaller|larger|better|worse|superior|inferior|"
+    r"increas\w*|decreas\w*|reduc\w*|improv\w*|than)\b",
+    re.I,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +109,8 @@ def features(signals: ClaimSignals) -> tuple[float, ...]:
     claim_tokens = content_tokens(signals.claim)
     overlaps = [_overlap(claim_tokens, w) for w in signals.windows]
     top_text_overlap = overlaps[top_index] if top_index is not None and overlaps else 0.0
+    top_text = signals.windows[top_index] if top_index is not None and signals.windows else ""
+    seen = set().union(*(content_tokens(w) for w in signals.windows)) if signals.windows else set()
     effects = signals.failed_effects
     return (
         signals.nli_confidence,
@@ -120,6 +133,11 @@ def features(signals: ClaimSignals) -> tuple[float, ...]:
         float("refutes_support" in effects),
         float("withholds_support" in effects),
         math.log1p(signals.passed_checks),
+        math.log1p(len(claim_tokens - seen)),
+        float(bool(_HEDGE.search(signals.claim)) != bool(_HEDGE.search(top_text))),
+        float(len(_NEGATION.findall(signals.claim)) % 2 != len(_NEGATION.findall(top_text)) % 2),
+        float(bool(_QUANTIFIER.search(signals.claim))),
+        float(bool(_COMPARATIVE.search(signals.claim))),
     )
 
 

@@ -225,11 +225,19 @@ def lookup_pmids(args: argparse.Namespace) -> list[Evidence]:
 def render(report: ResponseReport, *, colour: bool) -> Iterator[str]:
     """Human-readable report: each sentence with its verdict, then the evidence that decided."""
     for sentence in report.sentences:
-        yield _paint(f"[{sentence.verdict.value}]", sentence.verdict, colour) + f" {sentence.text}"
+        review = " [needs review]" if sentence.needs_review else ""
+        tag = _paint(f"[{sentence.verdict.value}]", sentence.verdict, colour)
+        yield f"{tag}{review} {sentence.text}"
+        if sentence.needs_review:
+            yield f"    ? {sentence.review_reason}"
         yield from _details(sentence)
     counts = ", ".join(f"{k}={v}" for k, v in report.counts.items() if v)
     yield ""
-    yield f"faithful={report.faithful} support={report.support:.3f} risk={report.risk:.3f} {counts}"
+    review = f" needs_review={report.needs_review}" if report.needs_review else ""
+    yield (
+        f"faithful={report.faithful} support={report.support:.3f} risk={report.risk:.3f} "
+        f"{counts}{review}"
+    )
     if report.error:
         yield f"verification incomplete: {report.error}"
 

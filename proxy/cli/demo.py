@@ -39,11 +39,16 @@ class RecordedAnswer:
     question: str
     answer: str
     shows: str
+    # The verdict each sentence should get, as ``shows`` describes it; a sentence whose verdict
+    # differs must at least be marked needs_review (tests/proxy/cli/test_demo.py).
+    expect: tuple[str, ...]
 
 
 def load_recorded(path: Path = DEMO_ANSWERS) -> tuple[RecordedAnswer, ...]:
     data = json.loads(path.read_text(encoding="utf-8"))
-    return tuple(RecordedAnswer(**item) for item in data["answers"])
+    return tuple(
+        RecordedAnswer(**(item | {"expect": tuple(item["expect"])})) for item in data["answers"]
+    )
 
 
 class Replay:

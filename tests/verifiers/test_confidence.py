@@ -73,7 +73,10 @@ def _head(coef: float, iso: tuple[tuple[float, ...], tuple[float, ...]] = ((), (
 
 def test_a_head_is_monotone_in_its_feature_and_follows_its_isotonic_map() -> None:
     head = _head(4.0)
-    low, high = head.raw([0.2] + [0.0] * (len(FEATURES) - 1)), head.raw([0.9] + [0.0] * 19)
+    low, high = (
+        head.raw([0.2] + [0.0] * (len(FEATURES) - 1)),
+        head.raw([0.9] + [0.0] * (len(FEATURES) - 1)),
+    )
     assert 0 < low < 0.5 < high < 1
     mapped = _head(4.0, ((0.1, 0.5, 0.9), (0.0, 0.3, 0.6)))
     assert mapped.calibrated(0.05) == 0.005  # flat beyond the ends, never quite 0 or 1
@@ -110,8 +113,29 @@ def test_review_threshold_is_the_lowest_that_reaches_the_precision() -> None:
     verdicts = [s, s, s, s, u, s, s]
     right = [1, 1, 1, 0, 0, 1, 0]
     # Supported verdicts from the top: 1/1, 2/2, 3/3, 3/4, (u skipped), 4/5, 4/6.
-    assert review_threshold(probability, verdicts, right, 1.0) == 0.9
-    assert review_threshold(probability, verdicts, right, 0.85) == 0.9
-    assert review_threshold(probability, verdicts, right, 0.8) == 0.6
-    assert review_threshold(probability, verdicts, right, 0.66) == 0.5
-    assert review_threshold([0.9], [s], [0], 0.95) == 1.0  # never reached: everything reviewed
+    assert review_threshold(probability, verdicts, right, 1.0).value == 0.9
+    assert review_threshold(probability, verdicts, right, 0.85).value == 0.9
+    assert review_threshold(probability, verdicts, right, 0.8).value == 0.6
+    found = review_threshold(probability, verdicts, right, 0.66)
+    assert (found.value, found.rule, found.kept) == (0.5, "precision", 1.0)
+    assert found.precision == pytest.approx(4 / 6, abs=1e-4)
+    assert review_threshold([0.9], [s], [0], 0.95).value == 1.0  # never reached: all reviewed
+
+
+def test_review_threshold_keeps_a_share_when_the_precision_would_mark_nearly_all() -> None:
+    s = Verdict.SUPPORTED
+    probability = [0.99, 0.9, 0.8, 0.7, 0.6]
+    right = [1, 0, 1, 1, 0]
+    # 0.95 is reached only by the top claim (a fifth): keep 60% instead, at 2/3 precision.
+    found = review_threshold(probability, [s] * 5, right, 0.95, min_kept=0.6)
+    assert (found.value, found.rule, found.kept) == (0.8, "coverage", 0.6)
+    assert found.precision == pytest.approx(2 / 3, abs=1e-4)
+
+
+def test_review_threshold_never_splits_claims_tied_at_a_probability() -> None:
+    s = Verdict.SUPPORTED
+    # Four claims tied at 0.8, two of them wrong: 0.8 keeps all four (precision 0.6).
+    probability = [0.9, 0.8, 0.8, 0.8, 0.8]
+    right = [1, 1, 1, 0, 0]
+    assert review_threshold(probability, [s] * 5, right, 0.75).value == 0.9
+    assert review_threshold(probability, [s] * 5, right, 0.6).value == 0.8

@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -46,15 +46,19 @@ from verifiers.eval.answers import load_items, perturbations
 from verifiers.training import benchmarks
 from verifiers.training.dataset import VALIDATION_FRACTION
 from verifiers.training.evaluate import CLASS_NAMES
-from verifiers.training.reliability import error_capture
+from verifiers.training.reliability import error_capture, reliability
 from verifiers.windows import make_evidence
 
 log = logging.getLogger(__name__)
 
 FOLDS = 5
 C = 0.5  # the data are a few thousand claims: a small, well-regularised model
-# Unflagged supported verdicts must be right this often (issue 27); ``review_below`` is set so.
+# Unmarked supported verdicts should be right this often (issue 27) ...
 TARGET_PRECISION = 0.95
+# ... but a default that marks nearly every claim tells a reviewer nothing: when the target
+# keeps fewer supported verdicts than this, the default keeps this share instead (and the fit
+# records the precision that buys). Deployments set review_below to choose otherwise.
+MIN_SUPPORTED_KEPT = 0.6
 DEFAULT_MAX_ANSWERS = 700
 _GOLD = {
     CLASS_NAMES.index("supported"): Verdict.SUPPORTED,
@@ -155,7 +159,9 @@ def judge_all(
     return judged
 
 
-def _fit_head(x: npt.NDArray[np.float64], y: npt.NDArray[np.int_]) -> VerdictHead:
+def _fit_head(
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.int_], w: npt.NDArray[np.float64]
+) -> VerdictHead:
     scaler = StandardScaler().fit(x)
     scale = np.where(scaler.scale_ > 0, scaler.scale_, 1.0)
     if len(set(y.tolist())) < 2:  # always right or always wrong: a constant
@@ -166,7 +172,9 @@ def _fit_head(x: npt.NDArray[np.float64], y: npt.NDArray[np.int_]) -> VerdictHea
             (0.0,) * x.shape[1],
             float(np.log(max(rate, 1e-3) / max(1 - rate, 1e-3))),
         )
-    model = LogisticRegression(C=C, max_iter=5000).fit((x - scaler.mean_) / scale, y)
+    model = LogisticRegression(C=C, max_iter=5000).fit(
+        (x - scaler.mean_) / scale, y, sample_weight=w
+    )
     return VerdictHead(
         tuple(map(float, scaler.mean_)),
         tuple(map(float, scale)),
@@ -175,8 +183,11 @@ def _fit_head(x: npt.NDArray[np.float64], y: npt.NDArray[np.int_]) -> VerdictHea
     )
 
 
-def _with_isotonic(head: VerdictHead, raw: Sequence[float], right: Sequence[int]) -> VerdictHead:
-    iso = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(raw, right)
+def _with_isotonic(
+    head: VerdictHead, raw: Sequence[float], right: Sequence[int], weight: Sequence[float]
+) -> VerdictHead:
+    iso = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip")
+    iso.fit(raw, right, sample_weight=weight)
     return VerdictHead(
         head.mean,
         head.scale,
@@ -185,6 +196,14 @@ def _with_isotonic(head: VerdictHead, raw: Sequence[float], right: Sequence[int]
         tuple(float(v) for v in iso.X_thresholds_),
         tuple(float(v) for v in iso.y_thresholds_),
     )
+
+
+def source_weights(sources: Sequence[str]) -> npt.NDArray[np.float64]:
+    """Each source weighs as much as the others in all (the answers outnumber the benchmark
+    claims six to one, and a fit that follows them alone ranks the claims' errors worse)."""
+    counts = {s: sources.count(s) for s in set(sources)}
+    mean = len(sources) / len(counts)
+    return np.asarray([mean / counts[s] for s in sources], dtype=np.float64)
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +219,7 @@ def fit(judged: Sequence[Judged], model_version: str, seed: int = 13) -> Fitted:
     y = np.asarray([int(j.correct) for j in judged])
     groups = np.asarray([j.item.group for j in judged])
     verdicts = np.asarray([j.signals.verdict.value for j in judged])
+    w = source_weights([j.item.source for j in judged])
     raw = np.zeros(len(judged))
     oof = np.zeros(len(judged))
     heads: dict[Verdict, VerdictHead] = {}
@@ -211,75 +231,103 @@ def fit(judged: Sequence[Judged], model_version: str, seed: int = 13) -> Fitted:
         if folds >= 2:
             splitter = GroupKFold(n_splits=folds)
             for train, test in splitter.split(x[rows], y[rows], groups[rows]):
-                head = _fit_head(x[rows][train], y[rows][train])
+                head = _fit_head(x[rows][train], y[rows][train], w[rows][train])
                 raw[rows[test]] = [head.raw(v) for v in x[rows][test]]
         else:
-            head = _fit_head(x[rows], y[rows])
+            head = _fit_head(x[rows], y[rows], w[rows])
             raw[rows] = [head.raw(v) for v in x[rows]]
-        full = _with_isotonic(_fit_head(x[rows], y[rows]), raw[rows].tolist(), y[rows].tolist())
+        full = _with_isotonic(
+            _fit_head(x[rows], y[rows], w[rows]),
+            raw[rows].tolist(),
+            y[rows].tolist(),
+            w[rows].tolist(),
+        )
         heads[verdict] = full
         oof[rows] = [full.calibrated(r) for r in raw[rows]]
-    review_below = review_threshold(
-        oof.tolist(), [j.signals.verdict for j in judged], y.tolist(), TARGET_PRECISION
+    threshold = review_threshold(
+        oof.tolist(),
+        [j.signals.verdict for j in judged],
+        y.tolist(),
+        TARGET_PRECISION,
+        MIN_SUPPORTED_KEPT,
     )
-    stats = fit_stats(judged, oof.tolist(), review_below)
+    stats = fit_stats(judged, oof.tolist(), threshold)
     log.info("confidence model: %s", stats)
-    model = ConfidenceModel(model_version, heads, review_below, stats)
+    model = ConfidenceModel(model_version, heads, threshold.value, stats)
     return Fitted(model, oof.tolist())
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewThreshold:
+    """The default ``review_below`` and why: ``precision`` when unmarked supported verdicts
+    reach the target precision while at least ``MIN_SUPPORTED_KEPT`` of them stay unmarked,
+    else ``coverage``: the threshold that keeps that share, at the precision it reaches."""
+
+    value: float
+    rule: str  # precision | coverage
+    precision: float  # of the supported verdicts at or above it (held-out folds)
+    kept: float  # share of supported verdicts at or above it
 
 
 def review_threshold(
     probability: Sequence[float],
     verdicts: Sequence[Verdict],
     right: Sequence[int],
-    precision: float,
-) -> float:
+    precision: float = TARGET_PRECISION,
+    min_kept: float = 0.0,
+) -> ReviewThreshold:
     """The lowest threshold at which the supported verdicts at or above it are right at least
-    ``precision`` of the time (1.0 when none is: every claim then needs review)."""
+    ``precision`` of the time; when that keeps fewer than ``min_kept`` of them, the threshold
+    that keeps ``min_kept`` instead. Claims tied at a probability stand or fall together: a
+    threshold cannot split them. With no supported verdict to go by, 1.0 (all reviewed)."""
     supported = sorted(
-        (
-            (p, r)
-            for p, v, r in zip(probability, verdicts, right, strict=True)
-            if v is Verdict.SUPPORTED
-        ),
-        reverse=True,
+        (p, r)
+        for p, v, r in zip(probability, verdicts, right, strict=True)
+        if v is Verdict.SUPPORTED
     )
-    best = 1.0
-    hits = 0
-    for n, (p, r) in enumerate(supported, start=1):
-        hits += r
-        if hits / n >= precision:
-            best = p
-    return round(best, 4)
+    cuts: list[tuple[float, float, float]] = []  # (threshold, precision, kept), most probable first
+    hits = n = 0
+    for k in range(len(supported) - 1, -1, -1):
+        p, r = supported[k]
+        hits, n = hits + r, n + 1
+        if k == 0 or supported[k - 1][0] != p:
+            cuts.append((p, hits / n, n / len(supported)))
+    reaching = [c for c in cuts if c[1] >= precision]
+    if reaching and reaching[-1][2] >= min_kept:
+        value, reached, kept = reaching[-1]
+        return ReviewThreshold(round(value, 4), "precision", round(reached, 4), round(kept, 4))
+    covering = next((c for c in cuts if c[2] >= min_kept), None) if min_kept > 0 else None
+    if covering is None:
+        return ReviewThreshold(1.0, "precision", 0.0, 0.0)
+    value, reached, kept = covering
+    return ReviewThreshold(round(value, 4), "coverage", round(reached, 4), round(kept, 4))
 
 
 def fit_stats(
-    judged: Sequence[Judged], oof: Sequence[float], review_below: float
+    judged: Sequence[Judged], oof: Sequence[float], threshold: ReviewThreshold
 ) -> dict[str, Any]:
     """What the fit saw and how its out-of-fold confidence did."""
     right = [j.correct for j in judged]
     by_source: dict[str, int] = {}
     for j in judged:
         by_source[j.item.source] = by_source.get(j.item.source, 0) + 1
-    kept_supported = [
-        r
-        for r, p, j in zip(right, oof, judged, strict=True)
-        if j.signals.verdict is Verdict.SUPPORTED and p >= review_below
-    ]
+    review_below = threshold.value
     raw_confidence = [j.signals.nli_confidence for j in judged]
     return {
         "claims": len(judged),
         "by_source": by_source,
         "accuracy": round(sum(right) / max(len(right), 1), 4),
         "target_precision": TARGET_PRECISION,
+        "min_supported_kept": MIN_SUPPORTED_KEPT,
+        "review_below": asdict(threshold),
         "out_of_fold": {
             "error_capture": {f"{k}%": v for k, v in error_capture(oof, right).items()},
             "error_capture_raw_confidence": {
                 f"{k}%": v for k, v in error_capture(raw_confidence, right).items()
             },
             "needs_review_share": round(sum(p < review_below for p in oof) / max(len(oof), 1), 4),
-            "supported_kept": len(kept_supported),
-            "supported_kept_precision": round(sum(kept_supported) / max(len(kept_supported), 1), 4),
+            "ece": reliability(oof, right)[1],
+            "ece_raw_confidence": reliability(raw_confidence, right)[1],
         },
     }
 

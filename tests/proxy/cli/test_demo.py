@@ -21,6 +21,8 @@ from proxy.data import DEMO_INDEX
 REPO = Path(__file__).parents[3]
 FABRICATED = "31415926"
 CITATION = re.compile(r"\[PMID:(\d+)\]")
+# A sentence line of the printed report: "[verdict] [needs review] text".
+SENTENCE = re.compile(r"^\[(\w+)\]( \[needs review\])? (.+)$")
 STARTUP_TIMEOUT_S = 240
 
 
@@ -72,8 +74,9 @@ def test_demo_runs_offline_prints_reports_and_serves_the_playground() -> None:
             assert "numbers: 200 mg not in the evidence" in output
             assert "[invalid_citation] Amoxapine also halved" in output
             assert f"PMID {FABRICATED} is not among the evidence" in output
-            assert "[uncited] Selective COX-2 inhibitors" in output
+            assert "Selective COX-2 inhibitors" in output
             assert output.count("status=") == len(load_recorded())
+            _each_sentence_as_promised(output)
             url = re.search(r"Playground: (http://\S+)/ui", output)
             assert url is not None
             page = httpx.get(f"{url.group(1)}/ui")
@@ -97,3 +100,18 @@ def _until_serving(process: subprocess.Popen[str]) -> str:
         assert line and time.monotonic() < deadline, "".join(lines)
         lines.append(line)
     return "".join(lines)
+
+
+def _each_sentence_as_promised(output: str) -> None:
+    """Every recorded sentence gets the verdict its answer's description promises, or, where
+    the model still gets it wrong, is marked needs review: never a confident wrong verdict."""
+    printed = [SENTENCE.match(line) for line in output.splitlines()]
+    found = {m.group(3): (m.group(1), bool(m.group(2))) for m in printed if m}
+    for item in load_recorded():
+        sentences = [s for s in found if s in item.answer]
+        assert len(sentences) == len(item.expect), (item.shows, sentences)
+        for text, expected in zip(
+            sorted(sentences, key=item.answer.index), item.expect, strict=True
+        ):
+            verdict, marked = found[text]
+            assert verdict == expected or marked, f"{text!r}: {verdict}, promised {expected}"
