@@ -200,15 +200,25 @@ class Policy:
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
             raise ValueError(f"rule names must be unique; repeated: {', '.join(duplicates)}")
-        old = [f"{k}[{i}].when.risk" for k, i in _risk_conditions(self)]
+        old = _risk_conditions(self)
         if self.version < POLICY_VERSION and old:
-            raise ValueError(f"version {self.version}: {', '.join(old)}: {RISK_CHANGED}")
+            raise RiskChanged(self.version, old)
 
 
-def _risk_conditions(policy: Policy) -> list[tuple[str, int]]:
-    sentence = [("sentence_rules", i) for i, r in enumerate(policy.sentence_rules) if r.when.risk]
-    response = [("response_rules", i) for i, r in enumerate(policy.response_rules) if r.when.risk]
-    return sentence + response
+class RiskChanged(ValueError):
+    """A policy file older than version 2 tests ``risk``, whose meaning changed; ``conditions``
+    are their key paths (``("response_rules", 0, "when", "risk")``), for the loader's lines."""
+
+    def __init__(self, version: int, conditions: tuple[tuple[str | int, ...], ...]) -> None:
+        self.conditions = conditions
+        paths = ", ".join(f"{k}[{i}].when.risk" for k, i, *_ in conditions)
+        super().__init__(f"version {version}: {paths}: {RISK_CHANGED}")
+
+
+def _risk_conditions(policy: Policy) -> tuple[tuple[str | int, ...], ...]:
+    rules = [("sentence_rules", i, r.when.risk) for i, r in enumerate(policy.sentence_rules)]
+    rules += [("response_rules", i, r.when.risk) for i, r in enumerate(policy.response_rules)]
+    return tuple((key, i, "when", "risk") for key, i, risk in rules if risk is not None)
 
 
 def _require_condition(when: SentenceWhen | ResponseWhen) -> None:

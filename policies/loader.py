@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from policies._model import Policy, policy_adapter
+from policies._model import Policy, RiskChanged, policy_adapter
 from policies.errors import Issue, PolicyFileError
 
 Loc = tuple[int | str, ...]
@@ -57,6 +57,9 @@ def parse_policy(text: str, source: str = "<string>") -> Policy:
 def _issue(source: str, root: yaml.Node, error: Any) -> Issue:
     loc: Loc = tuple(error["loc"])
     kind, message = error["type"], str(error["msg"])
+    cause = error.get("ctx", {}).get("error")
+    if isinstance(cause, RiskChanged):  # the line of the first condition, not of the file
+        loc = (*loc, *cause.conditions[0])
     if kind in {"unexpected_keyword_argument", "extra_forbidden"}:
         message = _unknown_key_message(loc)
     elif kind == "missing":

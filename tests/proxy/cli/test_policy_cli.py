@@ -61,6 +61,7 @@ def test_validate_refuses_a_version_1_risk_condition_naming_the_change(
     )
     assert _run("validate", str(old)) == 1
     err = capsys.readouterr().err
+    assert f"{old}:4: response_rules[0].when.risk: version 1:" in err  # the condition's line
     assert "response_rules[0].when.risk: 'risk' changed meaning in policy version 2" in err
     assert "now 'support'" in err and "set 'version: 2'" in err
 
