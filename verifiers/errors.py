@@ -8,7 +8,8 @@
     ├── NLIError           an NLI backend could not score (model missing, judge unreachable, …)
     ├── HarmError          the harm scorer could not score (judge unreachable, malformed answer)
     ├── JudgeFailure       the cascade's LLM judge could not be reached or refused the request
-    └── MalformedReply     (also a ValueError) the judge's reply is not the JSON it was asked for
+    ├── MalformedReply     (also a ValueError) the judge's reply is not the JSON it was asked for
+    └── ReviewFileError    (also a ValueError) a line of a review export is not a review row
 
 The names stay importable where they were defined before (``verifiers.harm.HarmError``,
 ``verifiers.judge.JudgeFailure``, …): they are the same classes. Arguments a function cannot
@@ -41,3 +42,7 @@ class JudgeFailure(VerifierError):
 
 class MalformedReply(VerifierError, ValueError):
     """The judge's reply is not the JSON the request asked for."""
+
+
+class ReviewFileError(VerifierError, ValueError):
+    """A line of a review export (``veriproxy review export``) that is not a review row."""

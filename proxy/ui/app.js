@@ -182,6 +182,10 @@
   // The label a reviewer reads. "verified" only when every check-worthy sentence is supported and
   // cited: a policy may let an uncited or unsupported sentence through with status "verified".
   function responseLabel(r) {
+    if (r.status === "needs_review") {
+      const unsure = (r.sentences || []).filter((s) => s.needs_review);
+      return { label: "needs review", status: "needs_review", gaps: unsure };
+    }
     if (r.status !== "verified") return { label: r.status, status: r.status, gaps: [] };
     const gaps = (r.sentences || []).filter((s) => s.verdict !== "supported" && s.verdict !== "not_checkworthy");
     if (!gaps.length) return { label: "verified", status: "verified", gaps };

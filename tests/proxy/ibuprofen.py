@@ -14,6 +14,13 @@ SUPPORTED = (
     "Pretreatment with ibuprofen before elective total hip surgery increases the perioperative "
     "blood loss [PMID:12442934]."
 )
+# The abstract's own result sentence: supported at a confidence above the shipped review
+# threshold (SUPPORTED, a restated conclusion, is supported too but the model's stance on it is
+# 0.51, so it needs review).
+CLEAN = (
+    "The perioperative blood loss increased by 45% in the ibuprofen group compared with placebo "
+    "[PMID:12442934]."
+)
 WRONG_DOSE = (
     "All patients were injected intrathecally with bupivacaine 200 mg plus morphine 0.1 mg "
     "[PMID:12442934]."

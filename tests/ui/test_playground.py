@@ -206,10 +206,12 @@ def test_fabricated_pmid_and_uncited_sentence(browser: Any, demo_proxy: RunningP
     uncited = _sentences(browser)[-1]
     assert uncited.get_attribute("data-verdict") == "uncited"
     assert uncited.value_of_css_property("background-color") == BACKGROUNDS["uncited"]
-    # The default policy passes it (report status "verified", support 1.00), but the page does
-    # not call an answer verified while a sentence of it is uncited.
+    # The default policy passes it (support 1.00), but the model's verdict on the uncited
+    # sentence is one the verifier cannot vouch for: the report's status is needs_review, the
+    # sentence is marked, and the page never calls the answer verified.
+    assert uncited.get_attribute("data-review") == "needs_review"
     badge = browser.find_element(By.CSS_SELECTOR, "#status .badge")
-    assert badge.text == "not fully supported" and badge.get_attribute("data-status") == "gaps"
+    assert badge.text == "needs review" and badge.get_attribute("data-status") == "needs_review"
     assert "1 of 3 uncited" in browser.find_element(By.ID, "counts").text
     assert "verified" not in browser.find_element(By.ID, "state").text
     uncited.click()
@@ -376,7 +378,7 @@ def test_a_judged_sentence_names_the_judge_and_its_quote(
     detail = browser.find_element(By.ID, "detail")
     sentences[2].click()
     assert sentences[2].get_attribute("data-verdict") == "contradicted"
-    assert "the LLM judge said supported, but a check failed" in detail.text
+    assert "the LLM judge said supported, but a check failed" in detail.text, detail.text
     sentences[0].click()
     assert sentences[0].get_attribute("data-verdict") == "supported"
     box = detail.find_elements(By.CSS_SELECTOR, ".evidence")[0]

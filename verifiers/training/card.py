@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from verifiers.confidence import CONFIDENCE_FILE
+
 METRICS_FILE = "metrics.json"
 
 _HEADER = """# veriproxy bundled biomedical NLI model
@@ -98,9 +100,10 @@ def render(model_dir: Path) -> str:
         "Runtime then computes the same integers on every CPU (its int8 x uint8 kernels "
         "saturate on x86 CPUs without VNNI, so verdicts depended on the machine).",
         "",
-        "## Benchmarks (`veriproxy eval nli --dataset NAME --record`)\n",
+        "## Benchmarks (`veriproxy eval nli --dataset NAME --model-only --record`)\n",
     ]
     lines += _benchmarks(model_dir)
+    lines += ["", "## Confidence model (`confidence.json`)\n", *_confidence(model_dir)]
     lines += ["", _LIMITS, "## Files\n", f"- version: `{config['version']}`"]
     lines += [f"- `{name}` sha256 `{digest}`" for name, digest in config.get("sha256", {}).items()]
     return "\n".join(lines) + "\n"
@@ -125,6 +128,31 @@ def _rule(t: dict[str, Any]) -> str:
             "contradiction, the stance of the relevant windows, the window count)"
         )
     return f"rule `or_join`: contradiction ≥ {t['contradiction']}, entailment ≥ {t['entailment']}"
+
+
+def _confidence(model_dir: Path) -> list[str]:
+    """What ``train-nli --confidence-only`` fitted beside this model, if anything."""
+    path = model_dir / CONFIDENCE_FILE
+    if not path.exists():
+        return ["- none: claims carry the decision rule's own probability, nothing is marked"]
+    raw: dict[str, Any] = json.loads(path.read_text("utf-8"))
+    fit: dict[str, Any] = raw.get("fit", {})
+    oof = fit.get("out_of_fold", {})
+    threshold = fit.get("review_below", {})
+    return [
+        "- P(verdict right) per verdict: a logistic regression over "
+        f"{len(raw['features'])} features of the judged claim, then an isotonic map, fitted on "
+        f"{fit.get('claims')} held-out claims {fit.get('by_source')} (sources weighted equally; "
+        "`verifiers/training/confidence.py`).",
+        f"- out of fold: error capture {oof.get('error_capture')} (the model's own probability: "
+        f"{oof.get('error_capture_raw_confidence')}); ECE {oof.get('ece')} (own probability: "
+        f"{oof.get('ece_raw_confidence')}).",
+        f"- default `review_below` {raw['review_below']} (rule `{threshold.get('rule')}`: "
+        f"supported verdicts at or above it are right {threshold.get('precision')} of the time "
+        f"and {threshold.get('kept')} of them stay unmarked; target precision "
+        f"{fit.get('target_precision')}, at least {fit.get('min_supported_kept')} kept); "
+        f"{oof.get('needs_review_share')} of the held-out claims are marked.",
+    ]
 
 
 def _benchmarks(model_dir: Path) -> list[str]:

@@ -338,11 +338,14 @@ def fit_for(
     out: Path,
     *,
     max_answers: int = DEFAULT_MAX_ANSWERS,
+    max_claims: int | None = None,
     seed: int = 13,
     progress: Callable[[int, int], None] | None = None,
 ) -> ConfidenceModel:
-    """Fit the confidence model of ``verifier``'s NLI model and write it into ``out``."""
-    items = held_out_claims(data) + answer_claims(data, verifier, max_answers, seed)
+    """Fit the confidence model of ``verifier``'s NLI model and write it into ``out``
+    (``max_claims`` caps the benchmark claims, for tiny runs)."""
+    claims = held_out_claims(data)[:max_claims]
+    items = claims + answer_claims(data, verifier, max_answers, seed)
     log.info("fitting the confidence model on %d held-out claims", len(items))
     plain = Verifier(
         verifier.nli,

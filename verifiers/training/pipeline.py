@@ -16,8 +16,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
 
+from verifiers.engine import Verifier
 from verifiers.nli.bundled import CONFIG_FILE, BundledNLI, load_tokenizer
-from verifiers.training import benchmarks, card
+from verifiers.training import benchmarks, card, confidence
 from verifiers.training.aggregate import RuleChoice, choose_rule
 from verifiers.training.dataset import VALIDATION_FRACTION, build, build_general, rehearse
 from verifiers.training.evaluate import score_items
@@ -152,8 +153,23 @@ def run(config: PipelineConfig) -> Path:
         **_calibration_record(choice, items, config),
     }
     _write_config(out, config, training, asdict(thresholds))
+    _fit_confidence(out, config)
     card.write(out)
     return out
+
+
+def _fit_confidence(out: Path, config: PipelineConfig) -> None:
+    """The confidence model of the finished model (its version is final once the thresholds
+    are written): P(verdict right) and the default review threshold."""
+    pairs = config.max_pairs
+    confidence.fit_for(
+        Verifier(BundledNLI(out, threads=config.threads)),
+        config.data_dir,
+        out,
+        max_answers=confidence.DEFAULT_MAX_ANSWERS if pairs is None else max(pairs // 400, 2),
+        max_claims=None if pairs is None else max(pairs // 8, 4),
+        seed=config.seed,
+    )
 
 
 def _choose_rule(backend: BundledNLI, config: PipelineConfig) -> tuple[RuleChoice, int]:

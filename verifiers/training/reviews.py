@@ -13,14 +13,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from verifiers.errors import ReviewFileError
 from verifiers.training.benchmarks import AbstractItem
 from verifiers.training.examples import LABEL_OF, Example
 
 SOURCE = "reviews"
-
-
-class ReviewFileError(ValueError):
-    """A line of the export that is not a review row."""
 
 
 def review_examples(path: Path) -> list[Example]:

@@ -16,7 +16,15 @@ import pytest
 
 from proxy.testing.server_thread import RunningEmulator, RunningProxy
 from tests.conftest import sdk_client
-from tests.proxy.ibuprofen import DOC, DOCUMENTS, FABRICATED, QUESTION, SUPPORTED, WRONG_DOSE
+from tests.proxy.ibuprofen import (
+    CLEAN,
+    DOC,
+    DOCUMENTS,
+    FABRICATED,
+    QUESTION,
+    SUPPORTED,
+    WRONG_DOSE,
+)
 
 ProxyFactory = Callable[..., RunningProxy]
 
@@ -70,12 +78,12 @@ def _audit(proxy: RunningProxy) -> list[dict[str, Any]]:
 
 
 def test_supported_answer_passes_clean(verifying: RunningProxy, emulator: RunningEmulator) -> None:
-    emulator.emulator.reply = SUPPORTED
+    emulator.emulator.reply = CLEAN
     response = _client(verifying).chat.completions.with_raw_response.create(
         model="gpt-x", messages=QUESTION, extra_body=_options()
     )
     completion = response.parse()
-    assert completion.choices[0].message.content == SUPPORTED
+    assert completion.choices[0].message.content == CLEAN
     report = (completion.model_extra or {})["verification"]
     assert report["status"] == "verified"
     assert [s["verdict"] for s in report["sentences"]] == ["supported"]
@@ -144,7 +152,10 @@ def test_async_sdk_reads_annotations(verifying: RunningProxy, emulator: RunningE
     chunks = asyncio.run(run())
     assert _content(chunks) == SUPPORTED
     (report,) = _annotations(chunks, "report")
-    assert report["status"] == "verified"
+    # Supported, but at a confidence below the shipped review threshold (the model's stance on
+    # this near-copy of the conclusion is 0.51): never "verified" (test_needs_review_e2e.py).
+    assert report["status"] == "needs_review"
+    assert [s["verdict"] for s in report["sentences"]] == ["supported"]
 
 
 def test_gate_blocks_contradicted_dose_before_any_of_it_streams(
