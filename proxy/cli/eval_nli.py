@@ -115,7 +115,11 @@ def run(args: argparse.Namespace) -> int:
         )
     judged_ids = _with_judge(args, version, items, decisions)
     if judged_ids is not None:
-        extra["judge"] = asdict(metrics(gold, judged_ids)) | {"model": args.judge}
+        extra["judge"] = (
+            asdict(metrics(gold, judged_ids))
+            | {"model": args.judge}
+            | _sent(gold, label_ids(decisions), decisions, args.escalate_below)
+        )
     if args.json:
         print(json.dumps(result | extra, indent=2))
         return 0
@@ -142,6 +146,10 @@ def run(args: argparse.Namespace) -> int:
             f"with the judge {args.judge} on claims below confidence {args.escalate_below:g}: "
             f"macro-F1 {judge['macro_f1']:.3f}  accuracy {judge['accuracy']:.3f}  "
             f"contradicted F1 {judge['per_class']['contradicted']['f1']:.3f}"
+        )
+        print(
+            f"  sent {judge['sent']} claims, {judge['sent_wrong']} of them wrong before the "
+            f"judge ({judge['errors_sent_share']:.0%} of all wrong verdicts)"
         )
     return 0
 
@@ -183,6 +191,21 @@ def _print_selective(figures: dict[str, Any]) -> None:
             f" at precision {review['kept_supported_precision']:.3f}; gold-supported claims kept "
             f"as supported {review['supported_recall_kept']:.3f}"
         )
+
+
+def _sent(
+    gold: Sequence[int], predicted: Sequence[int], decisions: Sequence[Decision], below: float
+) -> dict[str, Any]:
+    """Which claims the cascade's rule sent: how many, how many of them the bundled model had
+    wrong, and what share of all its wrong verdicts that is."""
+    sent = [i for i, d in enumerate(decisions) if d.confidence < below]
+    wrong = sum(gold[i] != predicted[i] for i in sent)
+    errors = sum(g != p for g, p in zip(gold, predicted, strict=True))
+    return {
+        "sent": len(sent),
+        "sent_wrong": wrong,
+        "errors_sent_share": round(wrong / errors, 4) if errors else 0.0,
+    }
 
 
 def _verifier(args: argparse.Namespace) -> Verifier:

@@ -125,4 +125,7 @@ def test_judge_option_runs_the_cascade_against_a_judge(emulator: RunningEmulator
         sum(row) for row in result["confusion"]
     ]
     assert len(emulator.stats.requests) == 4
+    # Every claim was sent (--escalate-below 1.0): all the model's wrong verdicts among them.
+    errors = result["items"] - round(result["accuracy"] * result["items"])
+    assert (result["judge"]["sent"], result["judge"]["sent_wrong"]) == (4, errors)
     assert emulator.stats.headers[0]["authorization"] == "Bearer sk-j"
