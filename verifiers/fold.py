@@ -12,6 +12,8 @@ evidence injection (``proxy.evidence.inject``) folds the same lookalikes out of 
 
 from __future__ import annotations
 
+import functools
+import re
 import unicodedata
 from dataclasses import dataclass
 
@@ -41,14 +43,26 @@ def fold(text: str) -> Folded:
     out: list[str] = []
     origin: list[int] = []
     for i, char in enumerate(text):
-        if char.isascii():
-            out.append(char)
-            origin.append(i)
-            continue
-        for c in unicodedata.normalize("NFKC", char):
-            if unicodedata.category(c) in _DROPPED:
-                continue
-            digit = unicodedata.decimal(c, None)
-            out.append(str(digit) if digit is not None else c)
-            origin.append(i)
+        folded = char if char.isascii() else _fold_char(char)
+        out.append(folded)
+        origin.extend([i] * len(folded))
     return Folded("".join(out), tuple(origin))
+
+
+def fold_text(text: str) -> str:
+    """:func:`fold` without the map back (only non-ASCII characters are looked at)."""
+    return text if text.isascii() else _NON_ASCII.sub(lambda m: _fold_char(m.group()), text)
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+@functools.lru_cache(maxsize=4096)
+def _fold_char(char: str) -> str:
+    out = []
+    for c in unicodedata.normalize("NFKC", char):
+        if unicodedata.category(c) in _DROPPED:
+            continue
+        digit = unicodedata.decimal(c, None)
+        out.append(str(digit) if digit is not None else c)
+    return "".join(out)

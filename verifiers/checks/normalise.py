@@ -11,6 +11,8 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable
 
+from verifiers.fold import fold_text
+
 _TRANSLATE = str.maketrans(
     {
         "\u2018": "'",
@@ -51,9 +53,10 @@ _STOPWORDS = frozenset(
 
 
 def normalise(text: str) -> str:
-    """Casefolded text with typography unified, line-break hyphenation joined, other hyphens
-    read as spaces and whitespace collapsed."""
-    text = unicodedata.normalize("NFKC", text).translate(_TRANSLATE)
+    """Casefolded text with typography unified, lookalikes folded as the citation parser folds
+    them (:mod:`verifiers.fold`: format characters and combining marks gone, digits in ASCII),
+    line-break hyphenation joined, other hyphens read as spaces and whitespace collapsed."""
+    text = fold_text(unicodedata.normalize("NFKC", text)).translate(_TRANSLATE)
     text = _LINE_BREAK_HYPHEN.sub("", text)
     text = _HYPHEN.sub(" ", text)
     return _SPACE.sub(" ", text).strip().casefold()
