@@ -206,17 +206,21 @@ def test_a_judge_that_is_down_keeps_the_bundled_verdicts(
     assert summary.judge_error is not None and "failed" in summary.judge_error
 
 
-def test_max_claims_sends_the_most_harmful_first(
+def test_max_claims_sends_the_highest_expected_harm_first(
     emulator: RunningEmulator, verifier: Verifier, evidence: list[Evidence], bundled: Any
 ) -> None:
+    """The claim whose wrong verdict would cost most goes first: the calibrated probability
+    that it is wrong times its harm."""
     emulator.emulator.reply = judge_reply("unsupported")
+    expected = [(1 - s.claims[0].confidence) * s.claims[0].harm for s in bundled[:2]]
+    assert expected[0] != expected[1]
+    first = expected.index(max(expected))
     out, summary = escalate(emulator, verifier, evidence, bundled, max_claims=1)
-    # The dose sentence (harm 5) goes; the other (harm 4) is skipped.
-    dose, other = out[1].claims[0].escalation, out[0].claims[0].escalation
-    assert dose is not None and dose.outcome is EscalationOutcome.JUDGED
-    assert other is not None and other.outcome is EscalationOutcome.MAX_CLAIMS
-    assert out[1].verdict is Verdict.UNSUPPORTED and out[0].verdict is Verdict.SUPPORTED
-    assert out[0].bundled_verdict is None  # never sent
+    sent, skipped = out[first].claims[0].escalation, out[1 - first].claims[0].escalation
+    assert sent is not None and sent.outcome is EscalationOutcome.JUDGED
+    assert skipped is not None and skipped.outcome is EscalationOutcome.MAX_CLAIMS
+    assert out[first].verdict is Verdict.UNSUPPORTED
+    assert out[1 - first].bundled_verdict is None  # never sent
     assert summary.escalation_skipped == {"max_claims": 1}
 
 
