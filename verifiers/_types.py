@@ -130,6 +130,9 @@ class EscalationOutcome(StrEnum):
 
     JUDGED = "judged"  # the judge's verdict stands: its quote is in the evidence it cited
     QUOTE_REJECTED = "quote_rejected"  # its quote is not in that evidence: bundled verdict kept
+    # It called the claim supported with a quote from the evidence that the bundled model reads
+    # as neither entailing nor relevant to the claim: the bundled verdict is kept.
+    QUOTE_IRRELEVANT = "quote_irrelevant"
     # It called the claim supported, but a deterministic check (numbers, direction, negation)
     # failed on it: the bundled verdict is kept, a judge never outvotes a stated number.
     CHECK_FAILED = "check_failed"
@@ -232,6 +235,7 @@ class EscalationSummary:
     judged: int = 0  # judge verdicts that stand
     overturned: int = 0  # of those, verdicts that differ from the bundled model's
     quote_rejected: int = 0
+    quote_irrelevant: int = 0  # judge "supported" verdicts whose quote did not bear on the claim
     check_failed: int = 0  # judge "supported" verdicts a failed deterministic check kept out
     cached: int = 0
     requests: int = 0

@@ -12,6 +12,7 @@ from verifiers.judge import (
     EscalationSettings,
     LiteLLMJudgeClient,
 )
+from verifiers.nli import NLIBackend
 from verifiers.windows import WindowSelector
 
 
@@ -51,8 +52,11 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def judge_cascade(args: argparse.Namespace, selector: WindowSelector) -> Cascade | None:
-    """The cascade the options ask for; None without ``--judge``."""
+def judge_cascade(
+    args: argparse.Namespace, selector: WindowSelector, nli: NLIBackend
+) -> Cascade | None:
+    """The cascade the options ask for; None without ``--judge``. ``nli`` checks that a
+    judge's quote bears on the claim it calls supported."""
     if args.judge is None:
         return None
     from verifiers.judge import LLMEndpoint
@@ -67,4 +71,4 @@ def judge_cascade(args: argparse.Namespace, selector: WindowSelector) -> Cascade
         max_claims=100,
         timeout_seconds=args.judge_timeout,
     )
-    return Cascade(settings, LiteLLMJudgeClient(endpoint), selector)
+    return Cascade(settings, LiteLLMJudgeClient(endpoint), selector, nli=nli)

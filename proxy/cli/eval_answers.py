@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         if done % 25 == 0 or done == total:
             print(f"  {done}/{total} answers ({time.monotonic() - started:.0f} s)", file=sys.stderr)
 
-    cascade = judge_cascade(args, verifier.selector)
+    cascade = judge_cascade(args, verifier.selector, verifier.nli)
     verify = verifier.verify if cascade is None else partial(verify_with_judge, verifier, cascade)
     result = evaluate(verify, items, seed=args.seed, progress=progress).as_dict() | {
         "items": len(items),

@@ -18,6 +18,7 @@ from proxy.cli._parser import add_data_dir
 
 if TYPE_CHECKING:
     from verifiers.engine import Verifier
+    from verifiers.nli import NLIBackend
     from verifiers.nli.decide import Decision
     from verifiers.training.benchmarks import AbstractItem
     from verifiers.training.coverage import CoverageRow
@@ -93,11 +94,11 @@ def run(args: argparse.Namespace) -> int:
     needs_review: list[bool] | None = None
     if args.model_only:
         backend = BundledNLI(args.model_dir, threads=args.threads)
-        version = backend.version
+        nli: NLIBackend = backend
         result, decisions = evaluate(backend, args.dataset, items)
     else:
         verifier = _verifier(args)
-        version = verifier.nli.version
+        nli = verifier.nli
         result, decisions, judged = evaluate_engine(
             verifier, args.dataset, items, progress=_progress("judged")
         )
@@ -113,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         extra["selective"] = selective(
             gold, label_ids(decisions), [d.confidence for d in decisions], needs_review
         )
-    judged_ids = _with_judge(args, version, items, decisions)
+    judged_ids = _with_judge(args, nli, items, decisions)
     if judged_ids is not None:
         extra["judge"] = (
             asdict(metrics(gold, judged_ids))
@@ -124,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(result | extra, indent=2))
         return 0
     print(
-        f"{args.dataset}: {len(items)} items, {result['pairs']} pairs, model {version} "
+        f"{args.dataset}: {len(items)} items, {result['pairs']} pairs, model {nli.version} "
         f"({result['path']} path)"
     )
     print(f"macro-F1 {result['macro_f1']:.3f}  accuracy {result['accuracy']:.3f}")
@@ -228,7 +229,7 @@ def _progress(what: str) -> Callable[[int, int], None]:
 
 def _with_judge(
     args: argparse.Namespace,
-    version: str,
+    nli: NLIBackend,
     items: Sequence[AbstractItem],
     decisions: Sequence[Decision],
 ) -> list[int] | None:
@@ -236,7 +237,7 @@ def _with_judge(
     from verifiers.eval.nli import judged_labels
     from verifiers.windows import WindowSelector
 
-    cascade = judge_cascade(args, WindowSelector(max_sentences=2))
+    cascade = judge_cascade(args, WindowSelector(max_sentences=2), nli)
     if cascade is None:
         return None
-    return judged_labels(cascade, items, decisions, version, _progress("judge:"))
+    return judged_labels(cascade, items, decisions, nli.version, _progress("judge:"))

@@ -297,6 +297,7 @@
     const texts = {
       judged: `decided by the LLM judge ${note.judge} (the NLI model alone: ${words(note.bundled_verdict)})`,
       quote_rejected: `the LLM judge said ${said}, but its quote is not in the evidence: ${kept}`,
+      quote_irrelevant: `the LLM judge said ${said}, but its quote does not bear on the claim: ${kept}`,
       check_failed: `the LLM judge said ${said}, but a check failed: ${kept}`,
       judge_error: `the LLM judge failed (${note.reason}): ${kept}`,
       budget: `not sent to the LLM judge: the judge budget is spent`,

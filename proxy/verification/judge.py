@@ -50,6 +50,7 @@ class JudgeResources:
             settings,
             judge_client(settings.judge, self.models, settings.timeout_seconds),
             verifier.selector,
+            nli=verifier.nli,
             budget=budget,
             cache=self.cache,
             observer=JudgeMetrics(self.metrics),

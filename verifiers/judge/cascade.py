@@ -1,15 +1,20 @@
 """The cascade: the bundled model decides every claim; the claims an escalation rule picks go to
 an LLM judge, all of a response's in one request, and its verdict stands only with a quote
-found in the evidence it cites.
+found in the evidence it cites (and, for ``supported``, one the bundled model reads as bearing on
+the claim).
 
 ``Cascade`` holds what is shared (the judge client, the window selector, the budget, the cache,
-the observer); ``Cascade.run`` gives one response its ``EscalationRun``, which may be called
-more than once (gate mode escalates each batch of sentences as it completes) and keeps count
-for ``max_claims`` and the report's ``EscalationSummary``.
+the observer, the NLI model that checks a quote's relevance); ``Cascade.run`` gives one response
+its ``EscalationRun``, which may be called more than once (gate mode escalates each batch of
+sentences as it completes) and keeps count for ``max_claims`` and the report's
+``EscalationSummary``.
 
 What the judge cannot change: a sentence is never called ``supported`` on the judge's word
-unless its quote is a normalised substring of the window or abstract it cites. A judge that is
-down, slow or malformed leaves the bundled verdicts standing, marked ``judge_error``.
+unless its quote is a normalised substring of the window or abstract it cites, and the bundled
+NLI model, given the quote as premise and the claim as hypothesis, finds it entailing or at least
+relevant (1 - P(neutral) at its own relevance threshold): a real sentence of the evidence that is
+about something else does not carry a claim. A judge that is down, slow or malformed leaves the
+bundled verdicts standing, marked ``judge_error``.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 import anyio
+import anyio.to_thread
 
 from verifiers._types import (
     Claim,
@@ -49,6 +55,7 @@ from verifiers.judge.prompt import (
     parse_reply,
 )
 from verifiers.judge.settings import EscalationSettings
+from verifiers.nli import NLIBackend, NLIError, NLIPair, NLIScores, Thresholds
 from verifiers.risk import support_of
 from verifiers.windows import Window, WindowSelector
 
@@ -60,6 +67,12 @@ _LABEL_OF: dict[Verdict, NLILabel] = {
     Verdict.UNSUPPORTED: NLILabel.NEUTRAL,
 }
 _NEEDS_QUOTE = (Verdict.SUPPORTED, Verdict.CONTRADICTED)
+# Rulings the cache keeps: what the judge said, checked (a failure is asked again next time).
+_FINAL = (
+    EscalationOutcome.JUDGED,
+    EscalationOutcome.QUOTE_REJECTED,
+    EscalationOutcome.QUOTE_IRRELEVANT,
+)
 _REPLY_TOKENS_PER_CLAIM = 80  # what a budget check expects the reply to cost
 
 
@@ -160,6 +173,7 @@ class Cascade:
         client: JudgeClient,
         selector: WindowSelector,
         *,
+        nli: NLIBackend,
         budget: JudgeBudget | None = None,
         cache: JudgeCache | None = None,
         observer: JudgeObserver | None = None,
@@ -167,6 +181,12 @@ class Cascade:
         self.settings = settings
         self.client = client
         self.selector = selector
+        self.nli = nli
+        # A quote bears on its claim where the model would count it a relevant window.
+        thresholds = getattr(nli, "thresholds", None)
+        self.min_relevance = (
+            thresholds.relevance if isinstance(thresholds, Thresholds) else Thresholds().relevance
+        )
         self.budget = budget
         self.cache = cache
         self.observer: JudgeObserver = observer or _Silent()
@@ -250,9 +270,16 @@ class EscalationRun:
         return out
 
     def _cache_key(self, claim: str, windows: Sequence[Window]) -> str:
-        # The instructions are part of the key: a changed prompt never reads an old ruling.
+        # The instructions and the model that checked the quote are part of the key: a changed
+        # prompt or relevance model never reads an old ruling.
         digest = hashlib.sha256(SYSTEM.encode())
-        for part in (self._cascade.client.model, claim, *(f"{w.pmid}:{w.text}" for w in windows)):
+        cascade = self._cascade
+        for part in (
+            cascade.client.model,
+            cascade.nli.version,
+            claim,
+            *(f"{w.pmid}:{w.text}" for w in windows),
+        ):
             digest.update(part.encode())
             digest.update(b"\x00")
         return "judge:" + digest.hexdigest()
@@ -302,9 +329,50 @@ class EscalationRun:
                 )
                 continue
             rulings[key] = _check(answer, request, number)
-            if cache is not None:
-                await cache.set(c.key, rulings[key].to_bytes(), self._settings.cache_ttl_seconds)
-        return rulings
+        checked = await self._bearing(missing, rulings)
+        for c in missing:
+            ruling = checked[(c.sentence, c.claim)]
+            if cache is not None and ruling.outcome in _FINAL:
+                await cache.set(c.key, ruling.to_bytes(), self._settings.cache_ttl_seconds)
+        return checked
+
+    async def _bearing(
+        self, candidates: Sequence[_Candidate], rulings: dict[tuple[int, int], _Ruling]
+    ) -> dict[tuple[int, int], _Ruling]:
+        """``rulings`` where every ``supported`` one whose quote does not bear on its claim (the
+        bundled model: neither entailing nor relevant) is ``quote_irrelevant`` instead."""
+        asked = [
+            (c, rulings[(c.sentence, c.claim)])
+            for c in candidates
+            if rulings[(c.sentence, c.claim)].outcome is EscalationOutcome.JUDGED
+            and rulings[(c.sentence, c.claim)].verdict is Verdict.SUPPORTED
+        ]
+        if not asked:
+            return rulings
+        pairs = [NLIPair(ruling.quote, c.text) for c, ruling in asked]
+        try:
+            scores = await anyio.to_thread.run_sync(self._cascade.nli.predict, pairs)
+        except NLIError as exc:
+            # Unchecked is not checked: the bundled verdict stands (and nothing is cached).
+            logger.warning("quote relevance check failed; bundled verdicts stand: %s", exc)
+            failed = _Ruling(
+                EscalationOutcome.JUDGE_ERROR,
+                reason=f"the quote's relevance could not be checked ({type(exc).__name__})",
+            )
+            return rulings | {(c.sentence, c.claim): failed for c, _ in asked}
+        out = dict(rulings)
+        for (c, ruling), score in zip(asked, scores, strict=True):
+            if not _bears_on(score, self._cascade.min_relevance):
+                out[(c.sentence, c.claim)] = replace(
+                    ruling,
+                    outcome=EscalationOutcome.QUOTE_IRRELEVANT,
+                    windows=(),
+                    reason=(
+                        "judge verdict rejected: its quote does not bear on the claim "
+                        f"(relevance {1.0 - score.neutral:.2f})"
+                    ),
+                )
+        return out
 
     async def _ask(self, request: JudgeRequest, user: str) -> dict[int, JudgeAnswer] | str:
         """The judge's answers by claim number, or why there are none."""
@@ -389,13 +457,17 @@ class EscalationRun:
             self._cascade.observer.on_verdict("quote_rejected")
             self._count(quote_rejected=1)
         if (
-            ruling.outcome is EscalationOutcome.JUDGED
+            ruling.outcome in (EscalationOutcome.JUDGED, EscalationOutcome.QUOTE_IRRELEVANT)
             and ruling.verdict is Verdict.SUPPORTED
             and any(not check.passed for check in claim.checks)
         ):
+            # A failed check says more than an irrelevant quote: it is what the claim reports.
             note = replace(note, outcome=EscalationOutcome.CHECK_FAILED)
             self._cascade.observer.on_verdict("check_failed")
             self._count(check_failed=1)
+        elif ruling.outcome is EscalationOutcome.QUOTE_IRRELEVANT:
+            self._cascade.observer.on_verdict("quote_irrelevant")
+            self._count(quote_irrelevant=1)
         if note.outcome is not EscalationOutcome.JUDGED or ruling.verdict is None:
             return replace(claim, escalation=note)
         overturned = ruling.verdict is not claim.verdict
@@ -463,6 +535,13 @@ def _check(answer: JudgeAnswer, request: JudgeRequest, number: int) -> _Ruling:
         positions,
         answer.reason,
     )
+
+
+def _bears_on(scores: NLIScores, min_relevance: float) -> bool:
+    """Whether a quote (premise) bears on its claim (hypothesis): it entails the claim, or is
+    at least relevant to it. The direction is the judge's to say: on a short quote the bundled
+    model often calls a restatement of the claim a contradiction, but rarely neutral."""
+    return scores.label is NLILabel.ENTAILMENT or 1.0 - scores.neutral >= min_relevance
 
 
 def _span(window: Window, verdict: Verdict) -> EvidenceSpan:

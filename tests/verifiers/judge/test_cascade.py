@@ -79,6 +79,7 @@ def escalate(
         EscalationSettings(**options),
         LiteLLMJudgeClient(endpoint, name=model),
         verifier.selector,
+        nli=verifier.nli,
         budget=budget,
         cache=cache,
     )
@@ -268,3 +269,49 @@ def test_a_judge_never_outvotes_a_failed_number_check(
     assert note is not None and note.outcome is EscalationOutcome.CHECK_FAILED
     assert note.verdict is Verdict.SUPPORTED and note.quote
     assert (summary.judged, summary.check_failed) == (0, 1)
+
+
+# The probe's case: a real sentence of the abstract, quoted to call an unrelated claim supported.
+METFORMIN_PMID = "31000001"
+METFORMIN = (
+    "Metformin lowers fasting blood glucose in adults with type 2 diabetes. In this randomised "
+    "trial of 312 patients with advanced pancreatic cancer, adding metformin to gemcitabine did "
+    "not improve overall survival (median 8.2 versus 8.4 months)."
+)
+SURVIVAL = (
+    f"Metformin doubles overall survival in patients with advanced pancreatic cancer "
+    f"[PMID:{METFORMIN_PMID}]."
+)
+
+
+def test_a_supported_verdict_whose_quote_is_beside_the_claim_does_not_stand(
+    emulator: RunningEmulator, verifier: Verifier
+) -> None:
+    evidence = [make_evidence(METFORMIN_PMID, "Metformin in pancreatic cancer", METFORMIN)]
+    [bundled] = verifier.verify(SURVIVAL, evidence).sentences
+    assert bundled.verdict is not Verdict.SUPPORTED
+    quote = "Metformin lowers fasting blood glucose"
+    assert quote in METFORMIN  # real evidence: the quote check alone would let it through
+    emulator.emulator.reply = judge_reply("supported", quote=quote)
+    out, summary = escalate(emulator, verifier, evidence, [bundled])
+    assert out[0].verdict is bundled.verdict
+    assert out[0].decided_by == verifier.nli.version
+    assert out[0].bundled_verdict is bundled.verdict
+    note = out[0].claims[0].escalation
+    assert note is not None and note.outcome is EscalationOutcome.QUOTE_IRRELEVANT
+    assert note.verdict is Verdict.SUPPORTED and note.quote == quote
+    assert "does not bear on the claim" in note.reason
+    assert (summary.judged, summary.quote_irrelevant, summary.overturned) == (0, 1, 0)
+
+
+def test_a_supported_verdict_quoting_what_bears_on_the_claim_stands(
+    emulator: RunningEmulator, verifier: Verifier, evidence: list[Evidence], bundled: Any
+) -> None:
+    """The scripted judge quotes the abstract's sentence closest to the claim: relevant, so the
+    judge's verdict stands (here agreeing with the bundled one)."""
+    emulator.emulator.reply = judge_reply("supported")
+    out, summary = escalate(emulator, verifier, evidence, bundled[:1])
+    note = out[0].claims[0].escalation
+    assert note is not None and note.outcome is EscalationOutcome.JUDGED, note
+    assert out[0].decided_by == f"judge:{JUDGE}"
+    assert (summary.judged, summary.quote_irrelevant) == (1, 0)
