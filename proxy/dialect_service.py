@@ -52,6 +52,7 @@ from proxy.protocol import ChatRequest
 from proxy.scrub import Scrubber
 from proxy.streaming import DONE, StreamChunk, error_event, frame_sse
 from proxy.upstream import LiteLLMUpstream, Route, UpstreamRouter
+from proxy.verification.chunks import BlockMessageChunk
 from proxy.verification.shapes import UNREAD_KEY
 
 logger = logging.getLogger("veriproxy.dialects")
@@ -277,16 +278,30 @@ class DialectService:
             for transformer in self._extensions.transformers:
                 source = transformer.transform(source, call.ctx)
         finish: str | None = None
+        refusal: str | None = None
+        # Whether the client has the stream's opening events: forwarded as the upstream sent
+        # them (annotate mode, unverified), or else rendered before the first rendered event.
+        opened = False
         try:
             with map_transport_errors():
                 async for chunk in source:
                     if isinstance(chunk, ViewChunk):
                         if chunk.source is not None:
+                            opened = True
                             yield out.event(chunk.source)
                         if (delta := _content(chunk.data)) is not None:
                             out.sent += delta
                         continue
-                    data = chunk.data or {}
+                    if chunk.data is None:
+                        continue
+                    if not opened:
+                        opened = True
+                        for event in dialect.opening_events():
+                            yield out.event(event)
+                    data = chunk.data
+                    if responses and isinstance(chunk, BlockMessageChunk):
+                        refusal = chunk.message  # the item's refusal part, not its text
+                        continue
                     verification = data.get("verification")
                     if isinstance(verification, dict):
                         if "status" in verification and "sentences" in verification:
@@ -295,9 +310,13 @@ class DialectService:
                             yield out.event(dialect.annotation_event(verification))
                     if (delta := _content(data)) is not None:
                         out.sent += delta
-                        yield out.event(dialect.content_event(delta))
+                        for event in dialect.content_events(delta):
+                            yield out.event(event)
                     finish = _finish(data) or finish
-            for event in dialect.final_events(out.sent, finish, report):
+            if not opened:
+                for event in dialect.opening_events():
+                    yield out.event(event)
+            for event in dialect.final_events(out.sent, finish, report, refusal):
                 yield out.event(event)
             if report is not None and custom_events:
                 yield out.event({"type": REPORT_EVENT, "report": report})
@@ -320,20 +339,25 @@ class DialectService:
         self, dialect: Dialect, events: AsyncIterator[dict[str, Any]]
     ) -> AsyncIterator[StreamChunk]:
         """Upstream events as chat chunks; the dialect's closing events are held back."""
-        finished = False
+        finished = announced = False
         async for data in events:
             text = dialect.delta(data)
             # The answer's id travels in the view, so the report is stored under it.
             head = {"id": dialect.answer_id} if dialect.answer_id else {}
             unread = {UNREAD_KEY: reasons} if (reasons := dialect.take_unread()) else {}
+            # The role, once the answer's message is announced: gate mode then renders the
+            # dialect's opening events at once, as it sends a chat stream's role at once.
+            role = {"role": "assistant"} if dialect.answering and not announced else {}
+            announced = announced or bool(role)
             if text is not None or unread:
-                yield _view_chunk({**head, **_choice({"content": text or "", **unread})}, data)
+                delta = {**role, "content": text or "", **unread}
+                yield _view_chunk({**head, **_choice(delta)}, data)
             elif dialect.is_terminal(data):
                 if not finished:
                     finished = True
                     yield _view_chunk({**head, **_choice({}, "stop")}, None)
             else:
-                yield _view_chunk({**head, **_choice({})}, data)
+                yield _view_chunk({**head, **_choice(role)}, data)
         if dialect.verifying:
             dialect.ended()  # a stream cut short is an upstream failure, never "verified"
         if not finished:

@@ -11,7 +11,7 @@ completions. Rather than a copy of each per API, :mod:`proxy.dialect_service` sh
   and report written back);
 * stream: :meth:`Dialect.delta` (an event's text), :meth:`Dialect.is_terminal` (the upstream's
   closing events, rebuilt at the end from what the client was actually sent),
-  :meth:`Dialect.content_event` and :meth:`Dialect.final_events`.
+  :meth:`Dialect.content_events` and :meth:`Dialect.final_events`.
 
 Only the answer's text is verified. What else an answer holds (reasoning items, tool calls) is
 listed in the report's ``unverified_items`` with the reason.
@@ -69,22 +69,32 @@ class Dialect(Protocol):
         report: Mapping[str, Any],
         *,
         whole: bool = False,
+        refusal: str | None = None,
     ) -> dict[str, Any]: ...
 
     def delta(self, event: Mapping[str, Any]) -> str | None: ...
 
     def take_unread(self) -> list[str]: ...
 
+    @property
+    def answering(self) -> bool: ...
+
+    def opening_events(self) -> list[dict[str, Any]]: ...
+
     def ended(self) -> None: ...
 
     def is_terminal(self, event: Mapping[str, Any]) -> bool: ...
 
-    def content_event(self, text: str) -> dict[str, Any]: ...
+    def content_events(self, text: str) -> list[dict[str, Any]]: ...
 
     def annotation_event(self, annotation: Mapping[str, Any]) -> dict[str, Any]: ...
 
     def final_events(
-        self, text: str, finish: str | None, report: Mapping[str, Any] | None
+        self,
+        text: str,
+        finish: str | None,
+        report: Mapping[str, Any] | None,
+        refusal: str | None = None,
     ) -> list[dict[str, Any]]: ...
 
 
@@ -159,6 +169,7 @@ class CompletionsDialect:
         report: Mapping[str, Any],
         *,
         whole: bool = False,
+        refusal: str | None = None,
     ) -> dict[str, Any]:
         out = render.envelope(data, "text_completion")
         upstream = data.get("choices")
@@ -186,6 +197,13 @@ class CompletionsDialect:
     def take_unread(self) -> list[str]:
         return []
 
+    @property
+    def answering(self) -> bool:
+        return False  # a completions stream has no opening events to render
+
+    def opening_events(self) -> list[dict[str, Any]]:
+        return []
+
     def ended(self) -> None:
         return None
 
@@ -200,14 +218,18 @@ class CompletionsDialect:
         choice = {"text": text, "index": 0, "logprobs": None, "finish_reason": finish}
         return {**self._template, "choices": [choice]}
 
-    def content_event(self, text: str) -> dict[str, Any]:
-        return self._chunk(text, None)
+    def content_events(self, text: str) -> list[dict[str, Any]]:
+        return [self._chunk(text, None)]
 
     def annotation_event(self, annotation: Mapping[str, Any]) -> dict[str, Any]:
         return {**self._chunk("", None), "verification": dict(annotation)}
 
     def final_events(
-        self, text: str, finish: str | None, report: Mapping[str, Any] | None
+        self,
+        text: str,
+        finish: str | None,
+        report: Mapping[str, Any] | None,
+        refusal: str | None = None,
     ) -> list[dict[str, Any]]:
         held_finish = next(
             (_first(e.get("choices")) for e in self._held if _first(e.get("choices"))), None
@@ -242,7 +264,8 @@ class ResponsesDialect:
         self._messages: set[str] = set()  # the ids of every message item
         self._current = ""  # the message item whose text is streaming
         self._unread: list[str] = []
-        self._at = {"item_id": "", "output_index": 0, "content_index": 0}
+        self._at: dict[str, Any] = {"item_id": "", "output_index": 0, "content_index": 0}
+        self._text_part = True  # the client has the text part (False: not yet, rendered stream)
         self.verifying = True
 
     @property
@@ -301,25 +324,29 @@ class ResponsesDialect:
         report: Mapping[str, Any],
         *,
         whole: bool = False,
+        refusal: str | None = None,
+        text_part: bool = False,
     ) -> dict[str, Any]:
-        out = {k: copy.deepcopy(data[k]) for k in RESPONSE_FIELDS if k in data}
-        out["object"] = "response"
-        out["usage"] = render.usage(data.get("usage"))
-        error = data.get("error")
-        code = error.get("code") if isinstance(error, Mapping) else None
-        out["error"] = {"code": code, "message": "the upstream failed"} if code else None
+        """The response as the client gets it. A block ends it ``incomplete`` (reason
+        ``content_filter``), or, given the policy's message as ``refusal``, ``completed`` with
+        the message item's ``refusal`` part: OpenAI's form of a declined answer, which the
+        SDKs' stream helpers, ``parse()`` and the Agents SDK read."""
+        out = _response_head(data)
         withheld = finish == CONTENT_FILTER
         output: list[dict[str, Any]] = []
         first = True
         for item in data.get("output") or ():
             if isinstance(item, Mapping) and item.get("type") == "message":
                 if first:
-                    output.append(_message_item(item, text))
+                    output.append(_message_item(item, text, refusal, text_part=text_part))
                 first = False
             elif isinstance(item, Mapping) and not withheld:
                 output.append(copy.deepcopy(dict(item)))  # unverified, listed, the policy passed it
         out["output"] = output
-        if withheld:
+        if withheld and refusal is not None:
+            out["status"] = "completed"
+            out["incomplete_details"] = None
+        elif withheld:
             out["status"] = "incomplete"
             out["incomplete_details"] = {"reason": CONTENT_FILTER}
         out["verification"] = {**report, "unverified_items": _unverified_items(data)}
@@ -369,6 +396,33 @@ class ResponsesDialect:
         out, self._unread = list(dict.fromkeys(self._unread)), []
         return out
 
+    @property
+    def answering(self) -> bool:
+        """The answer's message item has been announced (its opening events can be rendered)."""
+        return self._item is not None
+
+    def opening_events(self) -> list[dict[str, Any]]:
+        """``response.created``, ``response.in_progress`` and, once the message item is known,
+        its ``output_item.added`` (its text part comes with the first text), rendered from what
+        was parsed: for a stream whose upstream events are not forwarded (gate mode). The SDKs'
+        stream helpers need them before any delta."""
+        head = {**_response_head(self._snapshot), "status": "in_progress", "output": []}
+        events = [
+            {"type": "response.created", "response": head},
+            {"type": "response.in_progress", "response": head},
+        ]
+        self._text_part = False  # announced with the first text (see content_events)
+        if self._item is not None:
+            item = {**_message_item(self._item, ""), "status": "in_progress", "content": []}
+            events.append(
+                {
+                    "type": "response.output_item.added",
+                    "output_index": self._at["output_index"],
+                    "item": item,
+                }
+            )
+        return events
+
     def ended(self) -> None:
         if self._completed is None:
             raise UpstreamProtocolError("the upstream stream ended before response.completed")
@@ -385,23 +439,71 @@ class ResponsesDialect:
             return isinstance(item, Mapping) and item.get("id") in self._messages
         return False
 
-    def content_event(self, text: str) -> dict[str, Any]:
-        return {"type": "response.output_text.delta", **self._at, "delta": text, "logprobs": []}
+    def content_events(self, text: str) -> list[dict[str, Any]]:
+        """A text delta; in a rendered stream the first is preceded by its part's
+        ``content_part.added`` (announced only once there is text, so a block before any has
+        just the refusal part)."""
+        head = []
+        if not self._text_part:
+            self._text_part = True
+            part = {"type": "output_text", "text": "", "annotations": []}
+            head = [{"type": "response.content_part.added", **self._at, "part": part}]
+        delta = {"type": "response.output_text.delta", **self._at, "delta": text, "logprobs": []}
+        return [*head, delta]
 
     def annotation_event(self, annotation: Mapping[str, Any]) -> dict[str, Any]:
         return {"type": SENTENCE_EVENT, **self._at, "annotation": dict(annotation)}
 
+    def _refusal_events(self, refusal: str | None, after_text: bool) -> list[dict[str, Any]]:
+        """A refusal part (after the text part, if any): added, its text, done, as OpenAI
+        streams one."""
+        if refusal is None:
+            return []
+        at = {**self._at, "content_index": self._at["content_index"] + int(after_text)}
+        return [
+            {
+                "type": "response.content_part.added",
+                **at,
+                "part": {"type": "refusal", "refusal": ""},
+            },
+            {"type": "response.refusal.delta", **at, "delta": refusal},
+            {"type": "response.refusal.done", **at, "refusal": refusal},
+            {
+                "type": "response.content_part.done",
+                **at,
+                "part": {"type": "refusal", "refusal": refusal},
+            },
+        ]
+
     def final_events(
-        self, text: str, finish: str | None, report: Mapping[str, Any] | None
+        self,
+        text: str,
+        finish: str | None,
+        report: Mapping[str, Any] | None,
+        refusal: str | None = None,
     ) -> list[dict[str, Any]]:
-        part = {"type": "output_text", "text": text, "annotations": []}
-        status = "incomplete" if finish == CONTENT_FILTER else "completed"
+        """The closing events, rebuilt from the text the client was sent. A block's message
+        (``refusal``) becomes the item's ``refusal`` part, streamed after its text part, and
+        the response ends ``completed`` (see :meth:`apply`)."""
+        refusal = refusal if self._item is not None else None  # a refusal lives in the item
+        status = "incomplete" if finish == CONTENT_FILTER and refusal is None else "completed"
         events: list[dict[str, Any]] = []
+        has_text = self._text_part or refusal is None
         if self._item is not None:
-            item = {**_message_item(self._item, text), "status": status}
-            events += [
+            if not self._text_part and refusal is None:
+                events += self.content_events("")[:1]  # an empty answer: its part, announced
+            item = {
+                **_message_item(self._item, text, refusal, text_part=has_text),
+                "status": status,
+            }
+            part = {"type": "output_text", "text": text, "annotations": []}
+            text_done = [
                 {"type": "response.output_text.done", **self._at, "text": text, "logprobs": []},
                 {"type": "response.content_part.done", **self._at, "part": part},
+            ]
+            events += [
+                *(text_done if has_text else []),
+                *self._refusal_events(refusal, has_text),
                 {
                     "type": "response.output_item.done",
                     "output_index": self._at["output_index"],
@@ -409,7 +511,7 @@ class ResponsesDialect:
                 },
             ]
         final = self._completed or {**self._snapshot, "output": [self._item] if self._item else []}
-        final = self.apply(final, text, finish, report or {})
+        final = self.apply(final, text, finish, report or {}, refusal=refusal, text_part=has_text)
         kind = (
             "response.incomplete" if final.get("status") == "incomplete" else "response.completed"
         )
@@ -443,14 +545,34 @@ RESPONSE_FIELDS = (
 )
 
 
-def _message_item(item: Mapping[str, Any], text: str) -> dict[str, Any]:
-    """A message item holding one ``output_text`` part: the verified text."""
+def _response_head(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A response's known fields (:data:`RESPONSE_FIELDS`), its usage counts and error code."""
+    out = {k: copy.deepcopy(data[k]) for k in RESPONSE_FIELDS if k in data}
+    out["object"] = "response"
+    out["usage"] = render.usage(data.get("usage"))
+    error = data.get("error")
+    code = error.get("code") if isinstance(error, Mapping) else None
+    out["error"] = {"code": code, "message": "the upstream failed"} if code else None
+    return out
+
+
+def _message_item(
+    item: Mapping[str, Any], text: str, refusal: str | None = None, *, text_part: bool = False
+) -> dict[str, Any]:
+    """A message item holding an ``output_text`` part (the verified text) and with a block's
+    ``refusal`` a ``refusal`` part; a refusal alone has no empty text part (``parse()`` would
+    read it as JSON) unless ``text_part`` (a stream announced it)."""
+    content: list[dict[str, Any]] = []
+    if text or refusal is None or text_part:
+        content.append({"type": "output_text", "text": text, "annotations": []})
+    if refusal is not None:
+        content.append({"type": "refusal", "refusal": refusal})
     return {
         "type": "message",
         "id": str(item.get("id", "")),
         "status": str(item.get("status") or "completed"),
         "role": "assistant",
-        "content": [{"type": "output_text", "text": text, "annotations": []}],
+        "content": content,
     }
 
 

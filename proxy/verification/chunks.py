@@ -10,6 +10,7 @@ sits in a top-level ``verification`` field with a ``type`` of ``sentence`` or ``
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from proxy.streaming import StreamChunk
@@ -39,6 +40,19 @@ def finish_reason(data: Mapping[str, Any] | None) -> str | None:
 def template_of(data: Mapping[str, Any] | None) -> dict[str, Any]:
     """The envelope fields (id, created, model, …) our own chunks copy from the upstream's."""
     return render.envelope(data or {}, "chat.completion.chunk")
+
+
+@dataclass(frozen=True)
+class BlockMessageChunk(StreamChunk):
+    """The policy's block message, sent as content (a chat client reads it as the answer's
+    end); a dialect that has a refusal of its own (Responses) sends ``message`` as that."""
+
+    message: str = ""
+
+
+def block_message_chunk(template: Mapping[str, Any], separator: str, message: str) -> StreamChunk:
+    plain = content_chunk(template, separator + message)
+    return BlockMessageChunk(raw=plain.raw, data_text=plain.data_text, message=message)
 
 
 def role_chunk(template: Mapping[str, Any]) -> StreamChunk:

@@ -51,6 +51,7 @@ from proxy.verification.answers import (
 )
 from proxy.verification.chunks import (
     KEEP_ALIVE,
+    block_message_chunk,
     content_chunk,
     delta_chunk,
     finish_chunk,
@@ -465,7 +466,7 @@ def _blocked(
     """The block message, the client's report and ``finish_reason: "content_filter"``. A JSON
     answer gets no message text: it would break the JSON the client is parsing."""
     message = "" if shape.json_content else (outcome.decision.message or "")
-    out = [content_chunk(template, separator + message)] if message else []
+    out = [block_message_chunk(template, separator, message)] if message else []
     out.append(report_chunk(template, report))
     out.append(finish_chunk(template, CONTENT_FILTER))
     return out

@@ -221,9 +221,6 @@ def run_python(proxy: RunningProxy, headers: dict[str, str]) -> list[dict[str, A
 # work passes the checks below like the others; the table then shows it (regenerate it).
 KNOWN_BROKEN = {
     ("gate", "openai-python", "chat.completions.stream()"): "rejected by the content filter",
-    ("gate", "openai-python", "responses.stream()"): "Expected to have received `response.created`",
-    ("gate", "openai-node", "responses.stream()"): "expected 'response.created' event",
-    ("gate", "ai-sdk", "streamText responses"): "text part",
 }
 
 

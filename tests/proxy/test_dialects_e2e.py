@@ -197,16 +197,35 @@ def test_gate_block_ends_the_response_incomplete(verified: RunningProxy) -> None
     assert "cheese" not in result.output_text
     assert result.model_extra["verification"]["status"] == "blocked"
 
-    events = list(
-        sdk.responses.create(
-            model="m", input=QUESTION, stream=True, extra_body=options("gate-block")
-        )
-    )
+
+def test_gate_block_ends_a_response_stream_completed_with_a_refusal(verified: RunningProxy) -> None:
+    """Gate mode forwards no upstream event: the opening ones are rendered, in OpenAI's order,
+    so the SDK's stream helper works; a block ends the stream as OpenAI ends a declined answer
+    (the item's refusal part, then response.completed)."""
+    with client(verified).responses.stream(
+        model="m", input=QUESTION, extra_body=options("gate-block")
+    ) as stream:
+        events = list(stream)
+        final = stream.get_final_response()
     assert "cheese" not in repr(events)
-    last = events[-1]
-    assert last.type == "response.incomplete"
-    assert last.response.incomplete_details.reason == "content_filter"
-    assert "Aspirin reduces fever" in last.response.output_text  # the verified part was sent
+    assert [e.type for e in events[:4]] == [
+        "response.created",
+        "response.in_progress",
+        "response.output_item.added",
+        "response.content_part.added",
+    ]
+    assert [e.sequence_number for e in events] == list(range(len(events)))
+    assert events[0].response.id == final.id
+    assert [e.type for e in events if "refusal" in e.type] == [
+        "response.refusal.delta",
+        "response.refusal.done",
+    ]
+    assert events[-1].type == "response.completed"
+    assert final.status == "completed"
+    text, refusal = final.output[0].content
+    assert text.type == "output_text" and text.text == "Aspirin reduces fever in adults [PMID:1]."
+    assert refusal.type == "refusal" and refusal.refusal.startswith("This answer was withheld")
+    assert final.model_extra["verification"]["status"] == "blocked"
 
 
 @pytest.fixture
@@ -289,3 +308,35 @@ def test_agents_sdk_run_is_verified(verified: RunningProxy) -> None:
     blocked = asyncio.run(run("gate-block"))
     assert blocked.final_output.startswith("This answer was withheld")
     assert "green cheese" not in blocked.final_output
+
+
+def test_agents_sdk_streamed_run_sees_a_gate_block_as_a_refusal(verified: RunningProxy) -> None:
+    """``run_streamed`` under a gate policy: the text verified before the block streams to the
+    agent, and the block reaches it as a model refusal (``ModelRefusalError`` with the policy's
+    message, which an ``error_handlers={"model_refusal": ...}`` entry can turn into output)."""
+    agents = pytest.importorskip("agents")
+    agents.set_tracing_disabled(True)
+
+    async def run() -> tuple[str, BaseException | None]:
+        async with openai.AsyncOpenAI(
+            base_url=verified.base_url, api_key="sk-client", max_retries=0
+        ) as sdk:
+            model = agents.OpenAIResponsesModel(model="m", openai_client=sdk)
+            settings = agents.ModelSettings(extra_body=options("gate-block"))
+            agent = agents.Agent(name="assistant", model=model, model_settings=settings)
+            streamed = agents.Runner.run_streamed(agent, QUESTION)
+            deltas = []
+            try:
+                async for event in streamed.stream_events():
+                    data = getattr(event, "data", None)
+                    if getattr(data, "type", None) == "response.output_text.delta":
+                        deltas.append(data.delta)
+            except agents.ModelRefusalError as exc:
+                return "".join(deltas), exc
+            return "".join(deltas), None
+
+    text, error = asyncio.run(run())
+    assert text == "Aspirin reduces fever in adults [PMID:1]."
+    assert isinstance(error, agents.ModelRefusalError)
+    assert error.refusal.startswith("This answer was withheld")
+    assert "green cheese" not in error.refusal
