@@ -114,6 +114,11 @@ def with_finish(data: Mapping[str, Any], reason: str) -> dict[str, Any]:
     return {**data, "choices": choices}
 
 
+def usage_chunk(template: Mapping[str, Any], usage: Mapping[str, Any]) -> StreamChunk:
+    """The usage chunk (``choices: []``), as OpenAI sends it last for ``include_usage``."""
+    return StreamChunk.from_data({**template, "choices": [], "usage": dict(usage)})
+
+
 def tool_calls_chunk(template: Mapping[str, Any], calls: list[dict[str, Any]]) -> StreamChunk:
     """Whole tool calls (gate mode releases them once their arguments are verified)."""
     indexed = [{"index": i, **call} for i, call in enumerate(calls)]

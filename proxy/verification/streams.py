@@ -61,6 +61,7 @@ from proxy.verification.chunks import (
     split_tail,
     template_of,
     tool_calls_chunk,
+    usage_chunk,
     with_finish,
 )
 from proxy.verification.logprobs import TokenLog, with_token_entries
@@ -198,7 +199,7 @@ class _Held:
         """Gate mode: the finish chunk and the usage chunk, rendered."""
         out = [finish_chunk(template, render.finish_reason(self.finish_reason))]
         if self.usage is not None:
-            out.append(StreamChunk.from_data({**template, "choices": [], "usage": self.usage}))
+            out.append(usage_chunk(template, self.usage))
         return out
 
 
@@ -227,14 +228,14 @@ async def annotate_stream(
             if delta:
                 answer.append(delta)
                 worker.push(delta)
-            out_chunks, outcome = _annotated(template, session, shape, worker.take())
+            out_chunks, outcome = _annotated(template, session, held, worker.take())
             for out in out_chunks:
                 yield out
             if outcome is not None:
                 return
         # The upstream may finish before verification does: a block found now is enforced
         # here all the same (its finish chunk is still held), not only recorded.
-        out_chunks, outcome = _annotated(template, session, shape, await worker.drain())
+        out_chunks, outcome = _annotated(template, session, held, await worker.drain())
         for out in out_chunks:
             yield out
         if outcome is not None:
@@ -285,7 +286,7 @@ async def gate_stream(
             for sentence in await session.feed("".join(d for d, _ in deltas)):
                 if session.enforced(sentence) is Action.BLOCK:
                     outcome = session.stop()
-                    for out in gate.blocked(template, outcome, [sentence], shape):
+                    for out in gate.blocked(template, outcome, [sentence], held):
                         yield out
                     return
                 for out in gate.release(template, sentence):
@@ -293,7 +294,7 @@ async def gate_stream(
         structured = held.texts()
         rest_sentences, outcome = await session.finish(structured)
         if outcome.decision.enforced_action is Action.BLOCK:
-            for out in gate.blocked(template, outcome, rest_sentences, shape):
+            for out in gate.blocked(template, outcome, rest_sentences, held):
                 yield out
             return
         for sentence in (s for s in rest_sentences if s.path is None):
@@ -383,14 +384,14 @@ class _Gate:
         template: Mapping[str, Any],
         outcome: Outcome,
         unreleased: Sequence[SentenceAnnotation],
-        shape: StreamShape,
+        held: _Held,
     ) -> list[StreamChunk]:
         """The end of a blocked answer: the sentences never released, withheld; the block
         message after what the client has; the report as the client may see it."""
         out = [sentence_chunk(template, self._session.withhold(s)) for s in unreleased]
         report = self._session.client_report(outcome.report, self.shown)
         separator = "\n\n" if self._released else ""
-        return [*out, *_blocked(template, outcome, separator, report, shape)]
+        return [*out, *_blocked(template, outcome, separator, report, held)]
 
     def remainder(self, template: Mapping[str, Any]) -> StreamChunk | None:
         """The text after the last sentence (it holds none), with its logprobs."""
@@ -440,7 +441,7 @@ class _Background:
 def _annotated(
     template: Mapping[str, Any],
     session: VerificationSession,
-    shape: StreamShape,
+    held: _Held,
     sentences: Sequence[SentenceAnnotation],
 ) -> tuple[list[StreamChunk], Outcome | None]:
     """Annotate mode: the annotation chunks of verified sentences, up to the first the policy
@@ -452,7 +453,7 @@ def _annotated(
         out.append(sentence_chunk(template, sentence))
         if session.enforced(sentence) is Action.BLOCK:
             outcome = session.delivered(session.stop())
-            return [*out, *_blocked(template, outcome, "\n\n", outcome.report, shape)], outcome
+            return [*out, *_blocked(template, outcome, "\n\n", outcome.report, held)], outcome
     return out, None
 
 
@@ -461,12 +462,16 @@ def _blocked(
     outcome: Outcome,
     separator: str,
     report: ResponseReport,
-    shape: StreamShape,
+    held: _Held,
 ) -> list[StreamChunk]:
-    """The block message, the client's report and ``finish_reason: "content_filter"``. A JSON
-    answer gets no message text: it would break the JSON the client is parsing."""
-    message = "" if shape.json_content else (outcome.decision.message or "")
+    """The block message, the client's report, ``finish_reason: "content_filter"`` and the
+    upstream's usage counts when it sent them (a block found before its end cancels it: no
+    counts, none sent). A JSON answer gets no message text: it would break the JSON the client
+    is parsing."""
+    message = "" if held.shape.json_content else (outcome.decision.message or "")
     out = [block_message_chunk(template, separator, message)] if message else []
     out.append(report_chunk(template, report))
     out.append(finish_chunk(template, CONTENT_FILTER))
+    if held.usage is not None:
+        out.append(usage_chunk(template, held.usage))
     return out

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -19,6 +20,15 @@ from tests.proxy.ibuprofen import DOCUMENTS, FABRICATED, QUESTION, SUPPORTED, VE
 
 ANSWER = f"{SUPPORTED} {FABRICATED}"
 POLICIES = ["default", "clinical-strict"]  # annotate and gate
+BLOCK = """
+name: block
+stream_mode: {mode}
+sentence_rules:
+  - name: block-invalid-citation
+    when:
+      verdict: [invalid_citation]
+    action: block
+"""
 
 
 @pytest.fixture
@@ -93,6 +103,36 @@ def test_wire_order(verifying: RunningProxy, policy: str) -> None:
     assert order[-3:] == ["report", "finish", "usage"]
     assert order.count("finish") == 1 and order.count("report") == 1
     assert "content" not in order[order.index("report") :]
+
+
+@pytest.mark.parametrize("mode", ["gate", "annotate"])
+def test_a_blocked_stream_still_ends_with_the_upstreams_usage(
+    proxy_factory: ProxyFactory, emulator: RunningEmulator, tmp_path: Path, mode: str
+) -> None:
+    """Billing reads usage exactly when a policy fires: the block's ``content_filter`` finish,
+    then the upstream's own usage chunk, then ``[DONE]`` (the SDK's loop ends there)."""
+    (tmp_path / "block.yaml").write_text(BLOCK.format(mode=mode))
+    emulator.emulator.reply = ANSWER
+    proxy = proxy_factory({"verification": {**VERIFICATION, "policies_dir": str(tmp_path)}})
+    with openai.OpenAI(base_url=proxy.base_url, api_key="sk-test", max_retries=0) as client:
+        chunks = list(
+            client.chat.completions.create(
+                model="gpt-x",
+                messages=QUESTION,
+                stream=True,
+                stream_options={"include_usage": True},
+                extra_body=_options("block"),
+            )
+        )
+    finishes = [c.choices[0].finish_reason for c in chunks if c.choices]
+    assert [f for f in finishes if f is not None] == ["content_filter"]
+    last = chunks[-1]
+    assert last.choices == [] and last.usage is not None
+    assert last.usage.completion_tokens == len(ANSWER.split())  # the emulator's own count
+    assert chunks[-2].choices[0].finish_reason == "content_filter"
+    if mode == "gate":
+        text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+        assert "wound infection" not in text
 
 
 def _kind(chunk: dict[str, Any]) -> str:
