@@ -88,6 +88,7 @@ def create_app(
                 retry=settings.retry,
                 stream_seconds=settings.limits.stream_seconds,
                 request_seconds=settings.limits.request_seconds,
+                max_stream_bytes=settings.limits.max_stream_bytes,
             )
             await pipeline.start()
             app.state.ready = True

@@ -32,12 +32,16 @@ from proxy.errors import (
     error_body,
 )
 from proxy.extensions import NO_EXTENSIONS, Extensions, RequestContext
-from proxy.limits import StageTimeout, deadline
+from proxy.limits import StageTimeout, StreamTooLong, deadline
 from proxy.metrics import Metrics
 from proxy.protocol import ChatRequest
 from proxy.retry import DEFAULT_RETRY, RetryPolicy, with_retries
 from proxy.scrub import Scrubber
-from proxy.settings.limits import DEFAULT_REQUEST_SECONDS, DEFAULT_STREAM_SECONDS
+from proxy.settings.limits import (
+    DEFAULT_MAX_STREAM_BYTES,
+    DEFAULT_REQUEST_SECONDS,
+    DEFAULT_STREAM_SECONDS,
+)
 from proxy.streaming import DONE, ClosingStream, StreamChunk, error_event, json_bytes
 from proxy.upstream import UpstreamRouter
 
@@ -74,8 +78,10 @@ class ChatService:
         retry: RetryPolicy = DEFAULT_RETRY,
         stream_seconds: float = DEFAULT_STREAM_SECONDS,
         request_seconds: float = DEFAULT_REQUEST_SECONDS,
+        max_stream_bytes: int = DEFAULT_MAX_STREAM_BYTES,
     ) -> None:
         self._retry = retry
+        self._max_stream_bytes = max_stream_bytes
         self._request_seconds = request_seconds
         self._stream_seconds = stream_seconds
         self._router = router
@@ -143,7 +149,9 @@ class ChatService:
                 self._metrics.upstream_error(exc, route.label)
             await stack.aclose()
             raise
-        source = _until_done(chunks, self._metrics, started, self._stream_seconds)
+        source = _until_done(
+            chunks, self._metrics, started, self._stream_seconds, self._max_stream_bytes
+        )
         for transformer in self._extensions.transformers:
             source = transformer.transform(source, ctx)
         return ClosingStream(self._relay(source, route.label, started), stack.aclose)
@@ -178,12 +186,18 @@ class ChatService:
 
 
 async def _until_done(
-    chunks: AsyncIterator[StreamChunk], metrics: Metrics, started: float, seconds: float
+    chunks: AsyncIterator[StreamChunk],
+    metrics: Metrics,
+    started: float,
+    seconds: float,
+    max_bytes: int,
 ) -> AsyncIterator[StreamChunk]:
     """Upstream chunks up to ``[DONE]``, each checked to be JSON; a stream cut short, an error
-    event, or a stream still open ``seconds`` after it started raises. The deadline is raised
-    here, below the stream transformers, so verification records why the answer stopped."""
+    event, a stream still open ``seconds`` after it started, or one past ``max_bytes`` raises.
+    The deadline and the size are raised here, below the stream transformers (both modes),
+    so verification records why the answer stopped."""
     end = asyncio.get_running_loop().time() + seconds
+    received = 0
     while True:
         try:
             async with asyncio.timeout_at(end):
@@ -195,6 +209,9 @@ async def _until_done(
         if chunk.is_done:
             metrics.observe_stage("upstream_total", time.perf_counter() - started)
             return
+        received += len(chunk.raw)
+        if received > max_bytes:
+            raise StreamTooLong(max_bytes)
         data = chunk.data  # parsed now, so a malformed event fails here, not downstream
         if data is not None and "error" in data and not data.get("choices"):
             # An upstream's error event ends the stream as ours does: scrubbed, then [DONE].

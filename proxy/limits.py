@@ -18,6 +18,9 @@ token field that is not an integer (``"1000"``) is a 400, not passed on.
 * ``stream_seconds``: a stream's whole time; past it the stream ends with a ``stream_timeout``
   error event and ``[DONE]`` (an upstream sending only keep-alives cannot hold it open)
 * ``max_event_bytes``: one upstream SSE event; a longer one ends the stream (502)
+* ``max_stream_bytes``: a whole upstream chat stream; past it the stream ends with a
+  ``stream_too_long`` error event and ``[DONE]``, and a verified stream's report says why it is
+  not verified (an upstream that streams without end cannot grow the proxy's memory)
 * ``max_evidence_chars``: the ``evidence`` of one ``/v1/verify``, summed: 413
   ``evidence_too_large`` (a chat's client documents have their own bounds, 50 of 20,000
   characters: :mod:`proxy.evidence.documents`)
@@ -85,6 +88,17 @@ class StageTimeout(ProxyError):
         super().__init__(f"{stage} did not finish within its limit of {seconds:g} s")
         self.code = f"{stage}_timeout"
         self.seconds = seconds
+
+
+class StreamTooLong(ProxyError):
+    """502: the upstream's stream went past ``max_stream_bytes``; the proxy stops reading it."""
+
+    status = 502
+    type = "upstream_error"
+    code = "stream_too_long"
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"the upstream stream went past its limit of {limit} bytes")
 
 
 def check_request(body: Mapping[str, Any], limits: Limits) -> None:

@@ -16,6 +16,8 @@ DEFAULT_REQUEST_SECONDS = 900.0
 DEFAULT_STREAM_SECONDS = 1800.0
 # One upstream SSE event may not exceed this; OpenAI's are under 10 KB.
 DEFAULT_MAX_EVENT_BYTES = 4 * 1024 * 1024
+# A whole upstream stream: a 128k-token answer is ~30 MB of chat chunks (more with logprobs).
+DEFAULT_MAX_STREAM_BYTES = 128 * 1024 * 1024
 DEFAULT_MAX_EVIDENCE_CHARS = 1_000_000
 DEFAULT_MAX_UPLOAD_BYTES = 512 * 1024 * 1024  # OpenAI's own file size limit
 
@@ -32,6 +34,9 @@ class Limits(Section):
     # From the stream's start to its end.
     stream_seconds: Annotated[float, Gt(0)] = DEFAULT_STREAM_SECONDS
     max_event_bytes: Annotated[int, Ge(1024)] = DEFAULT_MAX_EVENT_BYTES
+    # The upstream's whole stream, in bytes: the text a verified stream holds for its report and
+    # audit grows with it, so an upstream that never stops is cut here.
+    max_stream_bytes: Annotated[int, Ge(1024)] = DEFAULT_MAX_STREAM_BYTES
     max_evidence_chars: Annotated[int, Ge(1)] = DEFAULT_MAX_EVIDENCE_CHARS
     # Streamed (non-JSON) bodies of passed-through routes: file, audio and image uploads.
     max_upload_bytes: Annotated[int, Ge(1)] = DEFAULT_MAX_UPLOAD_BYTES

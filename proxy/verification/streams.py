@@ -8,6 +8,11 @@ ends): the block message and ``finish_reason: "content_filter"`` follow, and the
 cancelled. The blocked sentence itself was already delivered, and with a fast upstream so may
 be more: the report therefore says ``flagged`` with ``delivered_before_block: true``, never
 ``blocked``. Text already streamed cannot be taken back: ``redact`` is recorded, not enforced.
+Annotate holds no more than gate mode does: past ``MAX_BACKLOG_CHARS`` of text waiting for the
+verifier, it reads the upstream only as fast as the verifier goes; the stream's total time and
+size (``limits.stream_seconds``, ``max_stream_bytes``) and each event's size are bounded below
+it, in both modes. An answer that stops early (a limit, an upstream failure, the client gone)
+is reported unverified, and never ``blocked`` once its text reached the client.
 
 ``gate``: nothing of the upstream's chunks is forwarded. Choice 0 is read strictly
 (:func:`~proxy.verification.shapes.streamed_choices`) and every chunk the client gets is
@@ -69,7 +74,10 @@ from proxy.verification.session import Outcome, VerificationSession
 from proxy.verification.shapes import CONTENT_FILTER, streamed_choices
 from verifiers import Action, ResponseReport, SentenceAnnotation
 
+CLIENT_GONE = "the client went away before verification finished"
 Finished = Callable[[Outcome, str], None]  # called once with the outcome and the full answer
+# Annotate mode: text that may wait for the verifier before the upstream is read on.
+MAX_BACKLOG_CHARS = 32_768
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,6 +236,8 @@ async def annotate_stream(
             if delta:
                 answer.append(delta)
                 worker.push(delta)
+                if worker.backlog > MAX_BACKLOG_CHARS:
+                    await worker.caught_up()
             out_chunks, outcome = _annotated(template, session, held, worker.take())
             for out in out_chunks:
                 yield out
@@ -249,12 +259,19 @@ async def annotate_stream(
         for out in held.finish(template, outcome):
             yield out
     except ProxyError as exc:
-        outcome = outcome or session.stop(failure_reason(exc))
+        outcome = outcome or _stopped(session, failure_reason(exc), held, answer)
         raise
     finally:
         worker.cancel()
-        outcome = outcome or session.stop("the client went away before verification finished")
+        outcome = outcome or _stopped(session, CLIENT_GONE, held, answer)
         finished(outcome, "".join(answer) or held.json)
+
+
+def _stopped(session: VerificationSession, reason: str, held: _Held, answer: list[str]) -> Outcome:
+    """Annotate mode: an answer that stopped early, its rest unverified; what the client
+    already has is never reported ``blocked``."""
+    outcome = session.stop(reason)
+    return session.delivered(outcome) if answer or held.json or held.calls else outcome
 
 
 async def gate_stream(
@@ -317,7 +334,7 @@ async def gate_stream(
         outcome = outcome or session.stop(failure_reason(exc))
         raise
     finally:
-        outcome = outcome or session.stop("the client went away before verification finished")
+        outcome = outcome or session.stop(CLIENT_GONE)
         finished(outcome, gate.answer or held.json)
 
 
@@ -420,9 +437,18 @@ class _Background:
         ready, self._ready = self._ready, []
         return ready
 
-    async def drain(self) -> list[SentenceAnnotation]:
+    @property
+    def backlog(self) -> int:
+        """Characters pushed and not yet handed to the verifier."""
+        return len(self._pending)
+
+    async def caught_up(self) -> None:
+        """Wait until the verifier has taken everything pushed (annotations stay in take())."""
         if self._task is not None:
             await self._task
+
+    async def drain(self) -> list[SentenceAnnotation]:
+        await self.caught_up()
         return self.take()
 
     def cancel(self) -> None:
