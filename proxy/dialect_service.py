@@ -53,7 +53,7 @@ from proxy.scrub import Scrubber
 from proxy.streaming import DONE, StreamChunk, error_event, frame_sse
 from proxy.upstream import LiteLLMUpstream, Route, UpstreamRouter
 from proxy.verification.chunks import BlockMessageChunk
-from proxy.verification.shapes import UNREAD_KEY
+from proxy.verification.shapes import CONTENT_FILTER, UNREAD_KEY
 
 logger = logging.getLogger("veriproxy.dialects")
 
@@ -117,7 +117,10 @@ class DialectService:
         view = call.dialect.messages(call.body)
         unverifiable = view.reason if isinstance(view, UnverifiedRequest) else None
         messages = [] if isinstance(view, UnverifiedRequest) else view
-        request = ChatRequest(body={"model": call.ctx.model, "messages": messages})
+        view_body: dict[str, Any] = {"model": call.ctx.model, "messages": messages}
+        if call.dialect.asks_for_json:  # the verifier reads the answer's JSON values
+            view_body["response_format"] = {"type": "json_object"}
+        request = ChatRequest(body=view_body)
         for preparer in self._extensions.preparers:
             request = await preparer.prepare(request, call.ctx)
         state = call.ctx.state
@@ -227,9 +230,14 @@ class DialectService:
             view = await finaliser.finalise(view, call.ctx)
         choice = view["choices"][0]
         content = choice.get("message", {}).get("content")
+        refusal = choice.get("message", {}).get("refusal")
         report = view.get("verification") or unverified("verification did not run")
         finish = choice.get("finish_reason")
-        out = call.dialect.apply(data, content if isinstance(content, str) else "", finish, report)
+        text = content if isinstance(content, str) else ""
+        if isinstance(refusal, str):  # a blocked structured answer, declined as OpenAI does
+            out = call.dialect.apply(data, text, CONTENT_FILTER, report, refusal=refusal)
+        else:
+            out = call.dialect.apply(data, text, finish, report)
         return DialectAnswer(self._encode(out), dict(call.ctx.state.response_headers))
 
     def _unverified(

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 from policies import LegacyCompletions, Policy
 from proxy.errors import InvalidRequest, UpstreamProtocolError
 from proxy.verification import render
-from proxy.verification.shapes import CONTENT_FILTER, strict_index
+from proxy.verification.shapes import CONTENT_FILTER, JSON_FORMATS, strict_index
 
 # Our own Responses stream events. openai-node's stream helper throws on an event type it does
 # not know, so they are sent only to a request that opts in (the ``verification_events``
@@ -47,6 +47,7 @@ class UnverifiedRequest:
 class Dialect(Protocol):
     path: str  # below the upstream's base URL
     verifying: bool  # False: the answer passes through unverified (and is said to)
+    asks_for_json: bool  # the request asked for a structured (JSON) answer
 
     def skipped_by(self, policy: Policy) -> str | None: ...
 
@@ -109,6 +110,7 @@ class CompletionsDialect:
     usage counts, never the upstream's other fields (its ``logprobs`` included)."""
 
     path = "/completions"
+    asks_for_json = False  # legacy completions have no response format
 
     def __init__(self) -> None:
         self._template: dict[str, Any] = {}
@@ -267,6 +269,7 @@ class ResponsesDialect:
         self._at: dict[str, Any] = {"item_id": "", "output_index": 0, "content_index": 0}
         self._text_part = True  # the client has the text part (False: not yet, rendered stream)
         self.verifying = True
+        self.asks_for_json = False
 
     @property
     def answer_id(self) -> str | None:
@@ -274,6 +277,9 @@ class ResponsesDialect:
         return value if isinstance(value, str) else None
 
     def messages(self, body: Mapping[str, Any]) -> list[dict[str, Any]] | UnverifiedRequest:
+        text = body.get("text")
+        fmt = text.get("format") if isinstance(text, Mapping) else None
+        self.asks_for_json = isinstance(fmt, Mapping) and fmt.get("type") in JSON_FORMATS
         out: list[dict[str, Any]] = []
         if isinstance(body.get("instructions"), str):
             out.append({"role": "system", "content": body["instructions"]})

@@ -44,14 +44,19 @@ def template_of(data: Mapping[str, Any] | None) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class BlockMessageChunk(StreamChunk):
-    """The policy's block message, sent as content (a chat client reads it as the answer's
-    end); a dialect that has a refusal of its own (Responses) sends ``message`` as that."""
+    """The policy's block message, sent to a chat client as content (none in a JSON answer: it
+    would break the JSON the client is parsing); a dialect that has a refusal of its own
+    (Responses) sends ``message`` as that, in either case."""
 
     message: str = ""
 
 
-def block_message_chunk(template: Mapping[str, Any], separator: str, message: str) -> StreamChunk:
-    plain = content_chunk(template, separator + message)
+def block_message_chunk(
+    template: Mapping[str, Any], separator: str, message: str, *, json_content: bool
+) -> StreamChunk:
+    plain = (
+        _chunk(template, {}, None) if json_content else content_chunk(template, separator + message)
+    )
     return BlockMessageChunk(raw=plain.raw, data_text=plain.data_text, message=message)
 
 

@@ -64,7 +64,9 @@ async def verify_completion(
         outcome = await session.verify(texts)
         record(outcome, texts.text)
         entry = entries[position] if position < len(entries) else None
-        choice, report = enforce_on_choice(entry, shape.index, outcome, session, texts)
+        choice, report = enforce_on_choice(
+            entry, shape.index, outcome, session, texts, json_content=json_content
+        )
         if choice is not None:
             choices.append(choice)
         reports.append(report)

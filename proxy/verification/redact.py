@@ -1,13 +1,17 @@
 """Enforcing a policy's block and redact on a non-streamed completion.
 
 Blocked: the content becomes the policy's message and ``finish_reason`` is ``content_filter``,
-as OpenAI reports filtered output (status 200). Redacted: each redacted sentence's text is
-replaced by its message, the rest of the answer is kept; in a JSON answer or tool-call
-arguments the replacement happens inside the string value, so the JSON stays valid
-(:func:`~proxy.verification.answers.redact_message`). A blocked answer keeps no tool calls.
-The client's ``verification`` report withholds the words of every sentence it was not shown;
-the audit log keeps them. Token ``logprobs`` go with the words: a blocked choice has none, and
-a redacted sentence's entries are dropped (:mod:`proxy.verification.logprobs`).
+as OpenAI reports filtered output (status 200); a JSON answer (``response_format``) instead
+gets OpenAI's form of a declined structured answer, ``content: null`` and the message in
+``refusal`` with ``finish_reason: "stop"``, which the openai SDK's ``parse()`` hands the app
+(it raises on ``content_filter`` before it looks at the refusal).
+Redacted: each redacted sentence's text is replaced by its message, the rest of the answer is
+kept; in a JSON answer or tool-call arguments the replacement happens inside the string value,
+so the JSON stays valid (:func:`~proxy.verification.answers.redact_message`). A blocked answer
+keeps no tool calls. The client's ``verification`` report withholds the words of every
+sentence it was not shown; the audit log keeps them. Token ``logprobs`` go with the words: a
+blocked choice has none, and a redacted sentence's entries are dropped
+(:mod:`proxy.verification.logprobs`).
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ def enforce_on_choice(
     outcome: Outcome,
     session: VerificationSession,
     texts: AnswerTexts,
+    *,
+    json_content: bool = False,
 ) -> tuple[object, ResponseReport]:
     """One choice as the client may get it, rendered from what was read (the allowlist of
     :mod:`proxy.verification.render`), and the report the client may see. ``choice`` is the
@@ -36,8 +42,13 @@ def enforce_on_choice(
     sentences = outcome.report.sentences
     if outcome.decision.enforced_action is Action.BLOCK:
         # A blocked answer keeps nothing of its own: no tool calls, no refusal, no logprobs.
-        message = {"role": "assistant", "content": outcome.decision.message or ""}
-        blocked = {"index": index, "message": message, "finish_reason": CONTENT_FILTER}
+        text = outcome.decision.message or ""
+        if json_content:
+            refused = {"role": "assistant", "content": None, "refusal": text}
+            blocked = {"index": index, "message": refused, "finish_reason": "stop"}
+        else:
+            message = {"role": "assistant", "content": text}
+            blocked = {"index": index, "message": message, "finish_reason": CONTENT_FILTER}
         return {**blocked, "logprobs": None}, session.client_report(outcome.report, set())
     if choice is None:
         return None, session.client_report(outcome.report, set())

@@ -492,10 +492,14 @@ def _blocked(
 ) -> list[StreamChunk]:
     """The block message, the client's report, ``finish_reason: "content_filter"`` and the
     upstream's usage counts when it sent them (a block found before its end cancels it: no
-    counts, none sent). A JSON answer gets no message text: it would break the JSON the client
-    is parsing."""
-    message = "" if held.shape.json_content else (outcome.decision.message or "")
-    out = [block_message_chunk(template, separator, message)] if message else []
+    counts, none sent). A JSON answer gets no message text (it would break the JSON the client
+    is parsing), only a dialect's refusal (see
+    :class:`~proxy.verification.chunks.BlockMessageChunk`)."""
+    message = outcome.decision.message or ""
+    json_content = held.shape.json_content
+    out: list[StreamChunk] = []
+    if message:
+        out.append(block_message_chunk(template, separator, message, json_content=json_content))
     out.append(report_chunk(template, report))
     out.append(finish_chunk(template, CONTENT_FILTER))
     if held.usage is not None:

@@ -6,6 +6,7 @@ block ends a response ``incomplete`` / ``content_filter``)."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ import httpx
 import litellm  # at import time: imported inside a test, it breaks later litellm calls
 import openai
 import pytest
+from pydantic import BaseModel
 
 from proxy.dialects import SENTENCE_EVENT
 from proxy.evidence.inject import CONTRACT
@@ -196,6 +198,38 @@ def test_gate_block_ends_the_response_incomplete(verified: RunningProxy) -> None
     assert result.incomplete_details.reason == "content_filter"
     assert "cheese" not in result.output_text
     assert result.model_extra["verification"]["status"] == "blocked"
+
+
+class Finding(BaseModel):
+    answer: str
+
+
+def test_gate_block_of_a_structured_response_is_a_refusal_part(
+    verified: RunningProxy, emulator: RunningEmulator
+) -> None:
+    """JSON asked for (``text.format``): its string values are verified, and a block is
+    OpenAI's declined structured answer, one ``refusal`` content part and no text, which
+    ``responses.parse()`` and the stream helper hand the app instead of failing on text that
+    is not JSON."""
+    emulator.emulator.reply = json.dumps({"answer": ANSWER})
+    sdk = client(verified)
+    result = sdk.responses.parse(
+        model="m", input=QUESTION, text_format=Finding, extra_body=options("gate-block")
+    )
+    with sdk.responses.stream(
+        model="m", input=QUESTION, text_format=Finding, extra_body=options("gate-block")
+    ) as stream:
+        events = list(stream)
+        streamed = stream.get_final_response()
+    assert "cheese" not in repr(events)
+    for response in (result, streamed):
+        assert response.status == "completed"
+        assert response.output_parsed is None
+        [part] = response.output[0].content
+        assert part.type == "refusal" and part.refusal.startswith("This answer was withheld")
+        report = response.model_extra["verification"]
+        assert report["status"] == "blocked"
+        assert [s["path"] for s in report["sentences"]] == ["$.content.answer"] * 2
 
 
 def test_gate_block_ends_a_response_stream_completed_with_a_refusal(verified: RunningProxy) -> None:

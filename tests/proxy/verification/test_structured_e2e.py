@@ -309,3 +309,32 @@ def test_invalid_json_answer_is_unverified(
     assert report["status"] == "unverified"
     assert "should be JSON but does not parse" in report["error"]
     assert report["sentences"][0]["verdict"] == "supported"  # still read as plain text
+
+
+def test_blocked_json_answer_is_a_refusal_that_parse_reads(
+    emulator: RunningEmulator, client: openai.OpenAI
+) -> None:
+    """Not streamed, a blocked structured answer is OpenAI's declined structured answer:
+    ``content: null`` and the policy's message in ``refusal``, which ``parse()`` hands the app
+    (it raises on a ``content_filter`` finish before reading the refusal)."""
+    emulator.emulator.reply = _finding(f"{SUPPORTED} {WRONG_DOSE}")
+    raw = client.chat.completions.with_raw_response.parse(
+        model="gpt-x",
+        messages=QUESTION,
+        response_format=Finding,
+        extra_body=_options("clinical-strict"),
+    )
+    assert raw.headers["X-Veriproxy-Status"] == "blocked"
+    completion = raw.parse()
+    choice = completion.choices[0]
+    assert choice.message.parsed is None and choice.message.content is None
+    assert choice.message.refusal is not None and choice.message.refusal.startswith("This answer")
+    assert choice.finish_reason == "stop"
+    assert _report(completion)["status"] == "blocked"
+    # Plain text asked for: the block stays content plus a content_filter finish.
+    emulator.emulator.reply = f"{SUPPORTED} {WRONG_DOSE}"
+    plain = client.chat.completions.create(
+        model="gpt-x", messages=QUESTION, extra_body=_options("clinical-strict")
+    ).choices[0]
+    assert plain.finish_reason == "content_filter" and plain.message.refusal is None
+    assert plain.message.content == choice.message.refusal
