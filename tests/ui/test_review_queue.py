@@ -38,14 +38,17 @@ def _label(
 
 
 def _expected(records: list[dict[str, Any]]) -> set[tuple[str, int, int]]:
-    """What REVIEW_RATES sends: every sentence a policy acted on, every supported sentence and
-    every sentence of a verified response."""
+    """What REVIEW_RATES sends: every sentence a policy acted on or the verifier marked
+    needs_review, every supported sentence and every sentence of a verified response."""
     return {
         (r["request_id"], r["choice"], s["index"])
         for r in records
         if "sentences" in r
         for s in r["sentences"]
-        if s["action"] != "annotate" or s["verdict"] == "supported" or r["status"] == "verified"
+        if s["action"] != "annotate"
+        or s["needs_review"]
+        or s["verdict"] == "supported"
+        or r["status"] == "verified"
     }
 
 

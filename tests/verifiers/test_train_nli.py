@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from verifiers import BundledNLI
+from verifiers.confidence import load_confidence
 from verifiers.eval.data import data_dir
 from verifiers.nli import NLIPair
 
@@ -38,6 +39,7 @@ def test_tiny_run_writes_a_loadable_model_and_resumes(tmp_path: Path) -> None:
         "tokenizer.json",
         "nli_config.json",
         "MODEL_CARD.md",
+        "confidence.json",  # P(verdict right) and review_below, fitted for this version
     }
     config = json.loads((out / "nli_config.json").read_text(encoding="utf-8"))
     assert config["labels"] == ["entailment", "neutral", "contradiction"]
@@ -54,6 +56,8 @@ def test_tiny_run_writes_a_loadable_model_and_resumes(tmp_path: Path) -> None:
     assert config["version"] in (out / "MODEL_CARD.md").read_text(encoding="utf-8")
 
     nli = BundledNLI(out, threads=1)
+    confidence = load_confidence(out, config["version"])
+    assert confidence is not None and 0.0 < confidence.review_below <= 1.0
     (scores,) = nli.predict([NLIPair("Aspirin reduced mortality.", "Aspirin reduces mortality.")])
     assert scores.entailment + scores.neutral + scores.contradiction == pytest.approx(1.0)
 
