@@ -16,7 +16,8 @@ from typing import Any
 # 1.1: decided_by, bundled_verdict, escalation (the LLM judge).
 # 2.0: ``support`` is the harm-weighted supported share that 1.x called ``risk``; ``risk`` is
 # now harm-weighted risk, rising with unsupported and contradicted content (verifiers/risk.py).
-SCHEMA_VERSION = "2.0"
+# 2.1: quoted citations: ``Citation.quote``, ``SentenceAnnotation.quotes`` and ``premise``.
+SCHEMA_VERSION = "2.1"
 
 
 class Verdict(StrEnum):
@@ -100,6 +101,63 @@ class Citation:
     start: int
     end: int
     valid: bool
+    # The words the answer quoted with this citation (``[PMID:123 "exact words"]``), as written;
+    # '' for a plain citation. With ``quotes_in_text: strip`` the proxy removed the quote from
+    # the text the client reads, and ``raw`` is the bracket the client sees.
+    quote: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class StrippedQuote:
+    """A quote the proxy took out of the text the client reads (``quotes_in_text: strip``):
+    ``[PMID:123 "exact words"]`` became ``[PMID:123]``, whose offsets in the answer as the
+    client reads it are ``start``/``end``; the engine judges that citation with ``quote``."""
+
+    start: int
+    end: int
+    quote: str
+
+
+class QuoteStatus(StrEnum):
+    """What became of a quoted citation's words, checked character for character."""
+
+    FOUND = "found"  # in the cited abstract (after normalising case, Unicode and spacing)
+    MISQUOTE = "misquote"  # in none of the evidence: never the ground for ``supported``
+    OTHER_ABSTRACT = "other_abstract"  # not in the cited abstract, but in another one given
+
+
+class Premise(StrEnum):
+    """What a sentence's claims were judged against."""
+
+    QUOTE = "quote"  # the abstract sentences holding the words its citation quoted
+    WINDOWS = "windows"  # windows chosen from the cited abstracts (all evidence when uncited)
+
+
+@dataclass(frozen=True, slots=True)
+class QuoteSpan:
+    """Words of an abstract; offsets into ``Evidence.abstract`` (title words: into the title,
+    with ``in_title``)."""
+
+    text: str
+    start: int
+    end: int
+    in_title: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class QuoteCheck:
+    """A quoted citation checked against the evidence: where its words are, or, for a
+    misquote, the closest words of the cited abstract and how they differ."""
+
+    pmid: str  # the abstract it was cited with
+    quote: str  # as written
+    status: QuoteStatus
+    # Where the words are (one span per part of a quote cut with an ellipsis, in order), in
+    # ``found_in``: the cited abstract when found, another one for ``other_abstract``.
+    spans: tuple[QuoteSpan, ...] = ()
+    found_in: str | None = None
+    closest: QuoteSpan | None = None  # misquote: the cited abstract's nearest words
+    difference: str = ""  # misquote: what differs ("quote says '15%', abstract says '12%'")
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +272,10 @@ class SentenceAnnotation:
     # (``invalid_citation``, ``not_checkworthy``).
     needs_review: bool = False
     review_reason: str = ""
+    # Its quoted citations, each checked against the evidence.
+    quotes: tuple[QuoteCheck, ...] = ()
+    # What its claims were judged against; None when no model judged it.
+    premise: Premise | None = None
 
 
 @dataclass(frozen=True, slots=True)
