@@ -111,10 +111,12 @@ class Citation:
 class StrippedQuote:
     """A quote the proxy took out of the text the client reads (``quotes_in_text: strip``):
     ``[PMID:123 "exact words"]`` became ``[PMID:123]``, whose offsets in the answer as the
-    client reads it are ``start``/``end``; the engine judges that citation with ``quote``."""
+    client reads it are ``start``/``end``; the engine judges the citations of ``pmids`` in that
+    bracket with ``quote`` (a bracket with several quotes leaves one of these per quote)."""
 
     start: int
     end: int
+    pmids: tuple[str, ...]
     quote: str
 
 

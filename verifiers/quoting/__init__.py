@@ -1,0 +1,20 @@
+"""Quoted citations (``[PMID:123 "exact words"]``): their syntax, the check of a quote against
+the abstract it cites, and taking quotes out of the text a client reads."""
+
+from verifiers.quoting.syntax import (
+    MAX_QUOTE_CHARS,
+    Quoted,
+    QuotedBracket,
+    find_quoted,
+    quote_parts,
+    strip_quotes,
+)
+
+__all__ = [
+    "MAX_QUOTE_CHARS",
+    "Quoted",
+    "QuotedBracket",
+    "find_quoted",
+    "quote_parts",
+    "strip_quotes",
+]
