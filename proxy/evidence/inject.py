@@ -31,6 +31,14 @@ CONTRACT = (
     "the block. If the abstracts do not answer the question, say so plainly instead of answering "
     "from memory."
 )
+# With quotes asked for (``retrieval.citations.quotes: ask``): one more instruction, short so
+# small models keep to it. A model that ignores it still cites plainly, which works as before.
+QUOTE_CONTRACT = (
+    " Inside each citation, quote the exact words of that abstract your sentence rests on, "
+    'copied character for character, at most 30 words: [PMID:{example} "exact words from '
+    'the abstract"]. Never change a quoted word or number; if no words fit, cite without a '
+    "quote."
+)
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _TAG = re.compile(r"<\s*(/?)\s*(evidence)", re.IGNORECASE)
@@ -95,9 +103,13 @@ def _fit(ev: Evidence, budget: int) -> str | None:
     return cut(low) if low else None
 
 
-def format_evidence(evidence: Sequence[Evidence], budget: int, nonce: str) -> Injection:
-    """Build the system message; entries are added best first until the budget is spent."""
-    header = CONTRACT.format(example=evidence[0].pmid if evidence else "12345")
+def format_evidence(
+    evidence: Sequence[Evidence], budget: int, nonce: str, *, quotes: bool = True
+) -> Injection:
+    """Build the system message; entries are added best first until the budget is spent.
+    ``quotes``: the contract asks for quoted citations."""
+    contract = CONTRACT + QUOTE_CONTRACT if quotes else CONTRACT
+    header = contract.format(example=evidence[0].pmid if evidence else "12345")
     used = estimate_tokens(header) + 20
     entries: list[str] = []
     kept: list[Evidence] = []
@@ -121,10 +133,12 @@ def inject(
     evidence: Sequence[Evidence],
     *,
     budget: int = DEFAULT_TOKEN_BUDGET,
+    quotes: bool = True,
 ) -> tuple[list[dict[str, Any]], tuple[Evidence, ...]]:
     """Messages with the evidence message inserted after the leading system/developer turns
-    (the app's own prompt keeps its place and wording), and the evidence actually injected."""
-    injection = format_evidence(evidence, budget, secrets.token_hex(6))
+    (the app's own prompt keeps its place and wording), and the evidence actually injected.
+    ``quotes``: the contract asks for quoted citations (``[PMID:123 "exact words"]``)."""
+    injection = format_evidence(evidence, budget, secrets.token_hex(6), quotes=quotes)
     out = [dict(m) for m in messages]
     at = 0
     while at < len(out) and out[at].get("role") in ("system", "developer"):

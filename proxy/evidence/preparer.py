@@ -26,7 +26,7 @@ from proxy.extensions import RequestContext
 from proxy.limits import StageTimeout
 from proxy.protocol import ChatRequest
 from proxy.retrieval.base import RetrievalError, Retriever
-from proxy.settings.retrieval import RetrievalSettings
+from proxy.settings.retrieval import QuoteRequest, RetrievalSettings
 from verifiers import Evidence
 
 logger = logging.getLogger("veriproxy.evidence")
@@ -86,7 +86,13 @@ class EvidencePreparer:
         self, request: ChatRequest, ctx: RequestContext, evidence: tuple[Evidence, ...]
     ) -> ChatRequest:
         messages, injected = await anyio.to_thread.run_sync(
-            partial(inject, budget=self._settings.token_budget), request.messages, evidence
+            partial(
+                inject,
+                budget=self._settings.token_budget,
+                quotes=self._settings.citations.quotes is QuoteRequest.ASK,
+            ),
+            request.messages,
+            evidence,
         )
         ctx.state.evidence = injected
         return request.with_body(messages=messages)

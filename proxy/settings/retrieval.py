@@ -41,6 +41,28 @@ class Mode(StrEnum):
     DENSE = "dense"
 
 
+class QuoteRequest(StrEnum):
+    """Whether the citation contract asks the model to quote the words it cites."""
+
+    ASK = "ask"  # cite as [PMID:123 "exact words from the abstract"]
+    OFF = "off"  # cite as [PMID:123]
+
+
+class QuoteDisplay(StrEnum):
+    """What the client reads of a quoted citation."""
+
+    STRIP = "strip"  # [PMID:123]: the quote travels in the annotations
+    KEEP = "keep"  # the citation as the model wrote it, quote and all
+
+
+@dataclass(frozen=True, slots=True)
+class CitationSettings(Section):
+    """``retrieval.citations``: quoted citations (docs/retrieval.md)."""
+
+    quotes: QuoteRequest = QuoteRequest.ASK
+    quotes_in_text: QuoteDisplay = QuoteDisplay.STRIP
+
+
 @dataclass(frozen=True, slots=True)
 class EutilsSettings(Section):
     email: str | None = None
@@ -76,3 +98,4 @@ class RetrievalSettings(Section):
     timeout_seconds: Annotated[float, Gt(0)] = DEFAULT_TIMEOUT_SECONDS
     eutils: EutilsSettings = field(default_factory=EutilsSettings)
     opensearch: OpenSearchSettings = field(default_factory=OpenSearchSettings)
+    citations: CitationSettings = field(default_factory=CitationSettings)

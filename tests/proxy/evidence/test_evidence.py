@@ -214,3 +214,27 @@ async def test_failing_backend_answers_without_evidence() -> None:
     assert context.state.evidence == ()
     assert context.state.retrieval_error == "index unavailable"
     assert "no abstracts were found" in out.messages[0]["content"]
+
+
+def test_contract_asks_for_quoted_citations_unless_turned_off() -> None:
+    found = [evidence("111", "Aspirin cut stroke by 20%.")]
+    asked = format_evidence(found, 3000, "n1").message["content"]
+    plain = format_evidence(found, 3000, "n1", quotes=False).message["content"]
+    assert '[PMID:111 "exact words from the abstract"]' in asked
+    assert "at most 30 words" in asked
+    assert '"exact words' not in plain and "[PMID:111]" in plain
+    assert asked.startswith(plain.split("\n\n")[0])  # the quote rule is added, nothing else
+
+
+async def test_preparer_follows_the_citations_setting() -> None:
+    from proxy.settings.retrieval import CitationSettings, QuoteRequest
+
+    documents = [{"id": "doc-1", "text": "Aspirin cut stroke by 20%."}]
+    contents = {}
+    for quotes in QuoteRequest:
+        settings = RetrievalSettings(citations=CitationSettings(quotes=quotes))
+        preparer = EvidencePreparer(None, settings)
+        prepared = await preparer.prepare(request("aspirin?"), ctx(documents=documents))
+        contents[quotes] = prepared.messages[0]["content"]
+    assert '"exact words from the abstract"' in contents[QuoteRequest.ASK]
+    assert '"exact words from the abstract"' not in contents[QuoteRequest.OFF]
