@@ -3,6 +3,8 @@
 Correct cited answers (BioASQ ideal answers, PubMedQA long answers; questions never trained on)
 are verified as written and with one sentence perturbed per kind (changed number, number word,
 swapped direction, negation, quantifier, reversed comparison). See ``verifiers.eval.answers``.
+``--quotes`` verifies each answer a second time with quoted citations and prints both side by
+side, misquotes included (``proxy.cli.eval_answers_quotes``).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -32,8 +35,31 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--limit", type=int, default=None, help="first N items of each source")
     parser.add_argument("--seed", type=int, default=13, help="perturbation choices")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument(
+        "--quotes",
+        action="store_true",
+        help='also verify each answer with quoted citations ([PMID:123 "words"]) and '
+        "misquotes, side by side with the plain answers, NLI pairs per sentence included",
+    )
+    parser.add_argument(
+        "--examples",
+        type=int,
+        default=0,
+        help="with --quotes: print up to N missed sentences of each kind (at most 5)",
+    )
     add_judge_options(parser)
     parser.set_defaults(func=run)
+
+
+def progress_printer(started: float, what: str = "answers") -> Callable[[int, int], None]:
+    """Progress on stderr every 25 items and at the end, with the seconds so far."""
+
+    def progress(done: int, total: int) -> None:
+        if done % 25 == 0 or done == total:
+            seconds = time.monotonic() - started
+            print(f"  {done}/{total} {what} ({seconds:.0f} s)", file=sys.stderr)
+
+    return progress
 
 
 def run(args: argparse.Namespace) -> int:
@@ -47,16 +73,16 @@ def run(args: argparse.Namespace) -> int:
         nli["model_dir"] = str(args.model_dir)
     verifier = Verifier.from_config(verifier_config({"nli": nli}))
     items = load_items(args.data_dir, args.source, args.limit)
-    print(f"verifying {len(items)} answers, each also once per perturbation kind", file=sys.stderr)
-    started = time.monotonic()
-
-    def progress(done: int, total: int) -> None:
-        if done % 25 == 0 or done == total:
-            print(f"  {done}/{total} answers ({time.monotonic() - started:.0f} s)", file=sys.stderr)
-
     cascade = judge_cascade(args, verifier.selector, verifier.nli)
     verify = verifier.verify if cascade is None else partial(verify_with_judge, verifier, cascade)
-    result = evaluate(verify, items, seed=args.seed, progress=progress).as_dict() | {
+    if args.quotes:
+        from proxy.cli.eval_answers_quotes import run_quotes
+
+        return run_quotes(args, verifier, verify, items)
+    print(f"verifying {len(items)} answers, each also once per perturbation kind", file=sys.stderr)
+    started = time.monotonic()
+    result = evaluate(verify, items, seed=args.seed, progress=progress_printer(started)).as_dict()
+    result |= {
         "items": len(items),
         "source": args.source,
         "model": verifier.nli.version,

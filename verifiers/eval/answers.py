@@ -19,10 +19,10 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from verifiers._types import Evidence, ResponseReport, SentenceAnnotation, Verdict
 from verifiers.training.benchmarks import split_sentences
@@ -67,15 +67,19 @@ class AnswerItem:
     pmids: tuple[str, ...]
     evidence: tuple[Evidence, ...]
 
-    def text(self, replace: dict[int, str] | None = None) -> tuple[str, list[tuple[int, int]]]:
-        """The answer with citations, and each sentence's character span in it."""
+    def text(
+        self, replace: Mapping[int, str] | None = None, quotes: Sequence[str] = ()
+    ) -> tuple[str, list[tuple[int, int]]]:
+        """The answer with citations, and each sentence's character span in it. ``quotes``:
+        per sentence, the words its citation quotes (``[PMID:123 "words"]``; '' cites plainly)."""
         replace = replace or {}
         parts: list[str] = []
         spans: list[tuple[int, int]] = []
         offset = 0
         for i, (sentence, pmid) in enumerate(zip(self.sentences, self.pmids, strict=True)):
             body = replace.get(i, sentence).rstrip().rstrip(".")
-            cited = f"{body} [PMID:{pmid}]."
+            quote = quotes[i] if i < len(quotes) else ""
+            cited = f'{body} [PMID:{pmid} "{quote}"].' if quote else f"{body} [PMID:{pmid}]."
             spans.append((offset, offset + len(cited)))
             parts.append(cited)
             offset += len(cited) + 1
@@ -235,11 +239,11 @@ def _sentences_in(report: ResponseReport, span: tuple[int, int]) -> list[Sentenc
     return [s for s in report.sentences if s.start < b and a < s.end]
 
 
-def _judged_in(report: ResponseReport, span: tuple[int, int]) -> list[SentenceAnnotation]:
+def judged_in(report: ResponseReport, span: tuple[int, int]) -> list[SentenceAnnotation]:
     return [s for s in _sentences_in(report, span) if s.verdict is not Verdict.NOT_CHECKWORTHY]
 
 
-def _cause(sentences: Sequence[SentenceAnnotation], verdict: Verdict) -> str:
+def cause(sentences: Sequence[SentenceAnnotation], verdict: Verdict) -> str:
     """Why sentences got ``verdict``: the checks that failed on them (claim checks included);
     when none did, ``judge`` if the LLM judge's verdict stood, else ``model``."""
     failed = {
@@ -268,6 +272,23 @@ def perturbations(item: AnswerItem, rng: random.Random) -> Iterator[tuple[str, i
                 break
 
 
+class Rendered(Protocol):
+    """An answer item as the verifier reads it: its text (a sentence replaced or not) and the
+    evidence it is verified against. ``AnswerItem`` is one; the quoted variant is another."""
+
+    @property
+    def evidence(self) -> tuple[Evidence, ...]: ...
+
+    def text(
+        self, replace: Mapping[int, str] | None = None
+    ) -> tuple[str, list[tuple[int, int]]]: ...
+
+
+# Sees the sentences a verdict fell short on: (kind, the sentence as verified, its annotations);
+# kind "correct" for a correct sentence not called supported.
+MissHook = Callable[[str, str, Sequence[SentenceAnnotation]], None]
+
+
 def evaluate(
     verify: Callable[[str, Sequence[Evidence]], ResponseReport],
     items: Sequence[AnswerItem],
@@ -277,42 +298,61 @@ def evaluate(
     rng = random.Random(seed)
     result = AnswerMetrics()
     for n, item in enumerate(items, start=1):
-        text, spans = item.text()
-        report = verify(text, item.evidence)
-        supported: set[int] = set()
-        for i, span in enumerate(spans):
-            sentences = _judged_in(report, span)
-            if not sentences:
-                continue
-            result.correct += 1
-            verdicts = {s.verdict for s in sentences}
-            marked = any(s.needs_review for s in sentences)
-            result.supported_or_review += verdicts == {Verdict.SUPPORTED} or marked
-            result.confidence.append(
-                (min(s.confidence for s in sentences), verdicts == {Verdict.SUPPORTED})
-            )
-            if verdicts == {Verdict.SUPPORTED}:
-                result.supported += 1
-                supported.add(i)
-            elif Verdict.CONTRADICTED in verdicts:
-                result.contradicted += 1
-                result.contradicted_unmarked += not marked
-                result.contradicted_by[_cause(sentences, Verdict.CONTRADICTED)] += 1
-            else:
-                short = min((v for v in verdicts if v is not Verdict.SUPPORTED), key=str)
-                result.not_supported_by[f"{short.value}: {_cause(sentences, short)}"] += 1
-        for kind, index, sentence in perturbations(item, rng):
-            text, spans = item.text({index: sentence})
-            perturbed = _judged_in(verify(text, item.evidence), spans[index])
-            caught = any(s.verdict is not Verdict.SUPPORTED for s in perturbed)
-            result.perturbed[kind] += 1
-            result.caught[kind] += caught
-            result.caught_or_review[kind] += caught or any(s.needs_review for s in perturbed)
-            if perturbed:
-                result.confidence.append((min(s.confidence for s in perturbed), caught))
-            if index in supported:
-                result.perturbed_of_supported[kind] += 1
-                result.caught_of_supported[kind] += caught
+        score_item(verify, item, item, rng, result)
         if progress is not None:
             progress(n, len(items))
     return result
+
+
+def score_item(
+    verify: Callable[[str, Sequence[Evidence]], ResponseReport],
+    item: AnswerItem,
+    rendered: Rendered,
+    rng: random.Random,
+    result: AnswerMetrics,
+    missed: MissHook | None = None,
+) -> None:
+    """Add one item to ``result``: its answer as ``rendered`` writes it, then once per
+    perturbation kind. The perturbations are drawn from ``item`` (the answer as written and
+    its evidence), so every rendering of an item meets the same ones for the same ``rng``."""
+    text, spans = rendered.text()
+    report = verify(text, rendered.evidence)
+    supported: set[int] = set()
+    for i, span in enumerate(spans):
+        sentences = judged_in(report, span)
+        if not sentences:
+            continue
+        result.correct += 1
+        verdicts = {s.verdict for s in sentences}
+        marked = any(s.needs_review for s in sentences)
+        result.supported_or_review += verdicts == {Verdict.SUPPORTED} or marked
+        result.confidence.append(
+            (min(s.confidence for s in sentences), verdicts == {Verdict.SUPPORTED})
+        )
+        if verdicts == {Verdict.SUPPORTED}:
+            result.supported += 1
+            supported.add(i)
+            continue
+        if missed is not None:
+            missed("correct", text[span[0] : span[1]], sentences)
+        if Verdict.CONTRADICTED in verdicts:
+            result.contradicted += 1
+            result.contradicted_unmarked += not marked
+            result.contradicted_by[cause(sentences, Verdict.CONTRADICTED)] += 1
+        else:
+            short = min((v for v in verdicts if v is not Verdict.SUPPORTED), key=str)
+            result.not_supported_by[f"{short.value}: {cause(sentences, short)}"] += 1
+    for kind, index, sentence in perturbations(item, rng):
+        text, spans = rendered.text({index: sentence})
+        perturbed = judged_in(verify(text, rendered.evidence), spans[index])
+        caught = any(s.verdict is not Verdict.SUPPORTED for s in perturbed)
+        result.perturbed[kind] += 1
+        result.caught[kind] += caught
+        result.caught_or_review[kind] += caught or any(s.needs_review for s in perturbed)
+        if perturbed:
+            result.confidence.append((min(s.confidence for s in perturbed), caught))
+        if index in supported:
+            result.perturbed_of_supported[kind] += 1
+            result.caught_of_supported[kind] += caught
+        if missed is not None and not caught:
+            missed(kind, text[spans[index][0] : spans[index][1]], perturbed)

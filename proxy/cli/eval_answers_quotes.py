@@ -1,0 +1,107 @@
+"""``veriproxy eval answers --quotes``: the answers verified without and with quoted citations,
+side by side (``verifiers.eval.side_by_side``), misquotes included, with the NLI pairs each
+sentence cost."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from proxy.cli.eval_answers import progress_printer
+from verifiers import Evidence, ResponseReport
+from verifiers.engine import Verifier
+from verifiers.eval.answers import PERTURBATIONS, AnswerItem
+from verifiers.eval.pairs import CountingNLI
+from verifiers.eval.quoted import MISQUOTES
+from verifiers.eval.side_by_side import compare
+
+
+def run_quotes(
+    args: argparse.Namespace,
+    verifier: Verifier,
+    verify: Callable[[str, Sequence[Evidence]], ResponseReport],
+    items: Sequence[AnswerItem],
+) -> int:
+    # The verifier scores through the counter from here on; the judge, built before, does not.
+    counter = CountingNLI(verifier.nli)
+    verifier.nli = counter
+    print(
+        f"verifying {len(items)} answers without and with quotes, each also once per "
+        "distortion and misquote kind",
+        file=sys.stderr,
+    )
+    started = time.monotonic()
+    progress = progress_printer(started, "answers (both renderings)")
+    result = compare(verify, items, seed=args.seed, progress=progress, nli=counter).as_dict()
+    result |= {
+        "source": args.source,
+        "model": counter.version,
+        "judge": args.judge,
+        "seconds": round(time.monotonic() - started, 1),
+    }
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        _print(result, args)
+    return 0
+
+
+def _print(result: Mapping[str, Any], args: argparse.Namespace) -> None:
+    plain, quoted = result["without_quotes"], result["with_quotes"]
+    judge = f", judge {args.judge} below confidence {args.escalate_below:g}" if args.judge else ""
+    print(
+        f"answers: {result['items']} items ({args.source}), model {result['model']}{judge}; "
+        f"{result['sentences']} sentences, {result['quoted_sentences']} given a quote"
+    )
+    print(f"{'':<40}{'without quotes':>16}{'with quotes':>16}")
+    rows = (
+        ("correct sentences (check-worthy)", "correct_sentences", "d"),
+        ("  supported", "supported_rate", ".3f"),
+        ("  falsely contradicted", "false_contradicted_rate", ".3f"),
+        ("  supported or marked needs_review", "supported_or_review_rate", ".3f"),
+        ("  falsely contradicted, unmarked", "false_contradicted_unmarked_rate", ".3f"),
+        ("NLI pairs per sentence", "nli_pairs_per_sentence", ".2f"),
+    )
+    for label, key, spec in rows:
+        print(f"{label:<40}{plain[key]:>16{spec}}{quoted[key]:>16{spec}}")
+    print("distorted sentences caught (or marked), the quote left correct:")
+    for kind in PERTURBATIONS:
+        a, b = plain["perturbed"][kind], quoted["perturbed"][kind]
+        cells = [f"{r['caught']:.3f} ({r['caught_or_review']:.3f})" for r in (a, b)]
+        label = f"  {kind:<14}{a['sentences']:>6} sentences"
+        print(f"{label:<40}{cells[0]:>16}{cells[1]:>16}")
+    print(
+        f"{'misquotes, the sentence as written':<35}{'sentences':>12}{'caught':>8}"
+        f"{'reported':>10}{'not supported':>15}"
+    )
+    misquotes = quoted["misquotes"]
+    for kind in MISQUOTES:
+        row = misquotes[kind]
+        print(
+            f"  {kind:<33}{row['sentences']:>12}{row['caught']:>8.3f}{row['reported']:>10.3f}"
+            f"{row['not_supported']:>15.3f}"
+        )
+    total = misquotes["all"]
+    print(f"  {'all':<33}{total['sentences']:>12}{total['caught']:>8.3f}")
+    premise = quoted["premise"]
+    judged = sum(premise.values()) or 1
+    shares = ", ".join(f"{k} {v / judged:.3f}" for k, v in premise.items())
+    print(
+        f"correct quotes called misquote: {quoted['correct_quotes_called_misquote']} of "
+        f"{quoted['correct_quotes_checked']} checked; sentences with a quote check "
+        f"{quoted['quote_checked_rate']:.3f}; premise: {shares or 'none'}"
+    )
+    for name, column in (("without quotes", plain), ("with quotes", quoted)):
+        for key in ("false_contradicted_by", "not_supported_by"):
+            shown = ", ".join(f"{c} {n}" for c, n in column[key].items())
+            print(f"  {name}, {key.replace('_', ' ')}: {shown or 'none'}")
+    shown_kinds: dict[str, int] = {}
+    for miss in result["missed"]:
+        if shown_kinds.get(miss["kind"], 0) >= args.examples:
+            continue
+        shown_kinds[miss["kind"]] = shown_kinds.get(miss["kind"], 0) + 1
+        print(f"missed [{miss['kind']}] {miss['verdict']}: {miss['text']}\n    {miss['detail']}")
