@@ -108,6 +108,9 @@ class SentenceWhen:
     # true: the verifier cannot vouch for the sentence's verdict (a deciding claim's calibrated
     # confidence is below ``review_below``); false: it can.
     needs_review: bool | None = None
+    # true: a quoted citation's words are not in the abstract it cites (a misquote, or words
+    # of another abstract); false: it quotes and every quote was found where it was cited.
+    misquote: bool | None = None
 
     def __post_init__(self) -> None:
         _require_condition(self)
@@ -130,6 +133,7 @@ class ResponseWhen:
     uncited: Bounds | None = None
     not_checkworthy: Bounds | None = None
     needs_review: Bounds | None = None  # sentences that need review
+    misquotes: Bounds | None = None  # sentences with a quote not found where it was cited
 
     def __post_init__(self) -> None:
         _require_condition(self)

@@ -20,7 +20,14 @@ from policies._model import (
     ResponseWhen,
     SentenceWhen,
 )
-from verifiers import Action, ReportStatus, ResponseReport, SentenceAnnotation, Verdict
+from verifiers import (
+    Action,
+    QuoteStatus,
+    ReportStatus,
+    ResponseReport,
+    SentenceAnnotation,
+    Verdict,
+)
 
 _STATUS = {
     Action.ANNOTATE: ReportStatus.VERIFIED,
@@ -192,6 +199,10 @@ def sentence_matches(when: SentenceWhen, sentence: SentenceAnnotation) -> bool:
         return False
     if when.needs_review is not None and sentence.needs_review is not when.needs_review:
         return False
+    if when.misquote is not None and (
+        not sentence.quotes or misquoted(sentence) is not when.misquote
+    ):
+        return False
     if when.citation_valid is not None:
         if not sentence.citations:
             return False
@@ -199,6 +210,11 @@ def sentence_matches(when: SentenceWhen, sentence: SentenceAnnotation) -> bool:
         if all_valid is not when.citation_valid:
             return False
     return True
+
+
+def misquoted(sentence: SentenceAnnotation) -> bool:
+    """One of the sentence's quoted citations quotes words not in the abstract it cites."""
+    return any(q.status is not QuoteStatus.FOUND for q in sentence.quotes)
 
 
 def response_matches(when: ResponseWhen, facts: Mapping[str, float]) -> bool:
@@ -219,6 +235,7 @@ def _response_facts(
     facts["risk"] = scores.risk
     facts["sentences"] = float(len(sentences))
     facts["needs_review"] = float(sum(s.needs_review for s in sentences))
+    facts["misquotes"] = float(sum(misquoted(s) for s in sentences))
     facts["invalid_citations"] = float(sum(not c.valid for s in sentences for c in s.citations))
     return facts
 

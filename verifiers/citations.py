@@ -1,6 +1,8 @@
 """Citation parsing and validation against the evidence that was given.
 
-Recognised: ``[PMID:123]``, ``[PMID 123, 456]``, ``(PMID: 123)``, bare ``PMID 123``, ``[123]``
+Recognised: ``[PMID:123]``, ``[PMID 123, 456]``, ``(PMID: 123)``, bare ``PMID 123``, ``[123]``,
+quoted citations ``[PMID:123 "exact words"]`` (:mod:`verifiers.quoting.syntax`; the quote goes
+into ``Citation.quote``)
 and numbered references to the injected evidence list (``[1]``, ``[1, 3]``, ``[2-4]``). A bracketed
 number of up to three digits is a numbered reference (PMIDs are longer); anything else is read as
 a PMID. Client documents with non-numeric ids are cited by their id in brackets. A citation is
@@ -15,6 +17,7 @@ from collections.abc import Sequence
 
 from verifiers._types import Citation
 from verifiers.fold import fold
+from verifiers.quoting.syntax import find_quoted
 
 _ID_LIST = r"\d+(?:\s*(?:[,;]|and|[-\u2013])\s*(?:PMID[:\s]*)?\d+)*"
 _BRACKETED = re.compile(
@@ -38,6 +41,18 @@ def parse_citations(sentence: str, evidence_ids: Sequence[str]) -> tuple[Citatio
     given = set(evidence_ids)
     found: list[Citation] = []
     taken: list[tuple[int, int]] = []
+    for bracket in find_quoted(sentence):
+        # Quoted citations first: their quotes may hold anything the patterns below would read.
+        explicit = "pmid" in bracket.bare.casefold()
+        raw = sentence[bracket.start : bracket.end]
+        for quoted in bracket.quotes:
+            for number in quoted.pmids:
+                pmid = _resolve(number, explicit, evidence_ids)
+                found.append(
+                    Citation(raw, pmid, bracket.start, bracket.end, pmid in given, quoted.quote)
+                )
+        folded_start = folded.origin.index(bracket.start)
+        taken.append((folded_start, folded_start + len(fold(raw).text)))
     for pattern in (_BRACKETED, _BARE):
         for match in pattern.finditer(text):
             if any(s < match.end() and match.start() < e for s, e in taken):

@@ -35,9 +35,13 @@ from verifiers._types import (
     EvidenceRef,
     EvidenceSpan,
     NLILabel,
+    Premise,
+    QuoteCheck,
+    QuoteStatus,
     ReportStatus,
     ResponseReport,
     SentenceAnnotation,
+    StrippedQuote,
     Verdict,
 )
 from verifiers.checks import Check, CheckInput, Effect, Scope, get_checks
@@ -49,6 +53,8 @@ from verifiers.nli._base import NLIBackend, NLIError, NLIPair, NLIScores
 from verifiers.nli.batching import batched
 from verifiers.nli.decide import Decision, Thresholds, decide
 from verifiers.nli.registry import create_backend
+from verifiers.quoting.match import check_quote
+from verifiers.quoting.syntax import mask_quotes
 from verifiers.risk import (
     claims_risk,
     claims_support,
@@ -89,6 +95,11 @@ class _Pending:
     citations: tuple[Citation, ...]
     candidates: tuple[Evidence, ...]
     claims: tuple[ClaimSpan, ...]
+    masked: str  # the sentence with its citations' quotes blanked (what claims are cut from)
+    quotes: tuple[QuoteCheck, ...]
+    # The abstract sentences holding its quotes, when they were found where cited: its claims
+    # are judged against these alone. None: windows are chosen as for an unquoted sentence.
+    premise: tuple[Window, ...] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,12 +212,18 @@ class Verifier:
     # -- public API -------------------------------------------------------------------------
 
     def verify(
-        self, answer: str, evidence: Sequence[Evidence], *, seconds: float | None = None
+        self,
+        answer: str,
+        evidence: Sequence[Evidence],
+        *,
+        seconds: float | None = None,
+        quotes: Sequence[StrippedQuote] = (),
     ) -> ResponseReport:
         """Verify a whole answer at once. With ``seconds``, sentences are judged in batches and
         none is started past that time: the report is then ``unverified``, says how far it got,
         and the calling thread is free again soon after the deadline (a thread cannot be
-        cancelled from outside)."""
+        cancelled from outside). ``quotes``: the quotes taken out of ``answer``'s citations
+        (``quotes_in_text: strip``); quotes still in the text are read from it."""
         timer = _Timer()
         started = time.perf_counter()
         spans = segment(without_surrogates(answer))
@@ -221,17 +238,24 @@ class Verifier:
                 )
                 return self.report(sentences, evidence, timer.stages, started, error=error)
             try:
-                sentences += self._annotate(spans[first : first + batch], evidence, first, timer)
+                sentences += self._annotate(
+                    spans[first : first + batch], evidence, first, timer, quotes
+                )
             except NLIError as exc:
                 return self._failed(spans, evidence, str(exc), timer, started)
         return self.report(sentences, evidence, timer.stages, started)
 
     async def averify(
-        self, answer: str, evidence: Sequence[Evidence], *, seconds: float | None = None
+        self,
+        answer: str,
+        evidence: Sequence[Evidence],
+        *,
+        seconds: float | None = None,
+        quotes: Sequence[StrippedQuote] = (),
     ) -> ResponseReport:
         """``verify`` in a worker thread, for async callers."""
         return await anyio.to_thread.run_sync(
-            partial(self.verify, seconds=seconds), answer, evidence
+            partial(self.verify, seconds=seconds, quotes=quotes), answer, evidence
         )
 
     def stream(
@@ -243,11 +267,16 @@ class Verifier:
         return VerificationStream(self, evidence, max_sentence_chars=max_sentence_chars)
 
     def annotate(
-        self, spans: Sequence[SentenceSpan], evidence: Sequence[Evidence], *, first_index: int = 0
+        self,
+        spans: Sequence[SentenceSpan],
+        evidence: Sequence[Evidence],
+        *,
+        first_index: int = 0,
+        quotes: Sequence[StrippedQuote] = (),
     ) -> list[SentenceAnnotation]:
         """Annotate a batch of sentences (offsets into the answer), numbered from
-        ``first_index``. Raises ``NLIError``."""
-        return self._annotate(spans, evidence, first_index, _Timer())
+        ``first_index``; ``quotes`` as for ``verify``. Raises ``NLIError``."""
+        return self._annotate(spans, evidence, first_index, _Timer(), quotes)
 
     def report(
         self,
@@ -308,6 +337,7 @@ class Verifier:
         evidence: Sequence[Evidence],
         first_index: int,
         timer: _Timer,
+        stripped: Sequence[StrippedQuote] = (),
     ) -> list[SentenceAnnotation]:
         mark = time.perf_counter()
         ids = [ev.pmid for ev in evidence]
@@ -316,18 +346,26 @@ class Verifier:
         pending: list[_Pending] = []
         for offset, span in enumerate(spans):
             index = first_index + offset
-            citations = parse_citations(span.text, ids)
+            citations = _with_stripped(parse_citations(span.text, ids), span.start, stripped)
+            quotes = _check_quotes(citations, by_id, evidence)
             if not is_checkworthy(strip_citations(span.text, citations)):
-                results[index] = _not_checkworthy(span, index, citations)
+                results[index] = _not_checkworthy(span, index, citations, quotes)
                 continue
             cited = tuple(dict.fromkeys(by_id[c.pmid] for c in citations if c.valid))
             candidates = cited or tuple(evidence)
-            claim_spans = tuple(self.decomposer.decompose(span.text))
-            pending.append(_Pending(span, index, citations, candidates, claim_spans))
+            masked = mask_quotes(span.text)
+            claim_spans = tuple(self.decomposer.decompose(masked))
+            premise = _quote_windows(quotes, by_id)
+            pending.append(
+                _Pending(span, index, citations, candidates, claim_spans, masked, quotes, premise)
+            )
         mark = timer.add("claims", mark)
         texts = [_claim_text(p, c) for p in pending for c in p.claims]
         outcomes = self._judge(
-            texts, [item.candidates for item in pending for _ in item.claims], timer
+            texts,
+            [item.candidates for item in pending for _ in item.claims],
+            timer,
+            [item.premise for item in pending for _ in item.claims],
         )
         mark = time.perf_counter()
         harms = iter(self.harm.score_batch(texts))
@@ -359,8 +397,9 @@ class Verifier:
 
     def _sentence_results(self, item: _Pending) -> tuple[CheckResult, ...]:
         """The sentence-scope checks' results (quotes): the sentence against its abstracts."""
-        subject = CheckInput(item.span.text, item.candidates)
-        return tuple(r for check in self._sentence_checks for r in check.run(subject))
+        subject = CheckInput(item.masked, item.candidates)
+        found = tuple(r for check in self._sentence_checks for r in check.run(subject))
+        return found + tuple(_quote_result(q) for q in item.quotes)
 
     # -- NLI ------------------------------------------------------------------------------
 
@@ -377,9 +416,21 @@ class Verifier:
         texts: Sequence[str],
         candidates: Sequence[tuple[Evidence, ...]],
         timer: _Timer,
+        premises: Sequence[tuple[Window, ...] | None] = (),
     ) -> list[ClaimJudgement]:
+        """``premises[i]``, where given and not None, are the windows claim ``i`` is judged
+        against (a quoted citation's sentences); the others get windows chosen for them."""
         mark = time.perf_counter()
-        windows = self.selector.select(texts, candidates)
+        premises = list(premises) or [None] * len(texts)
+        open_claims = [i for i, p in enumerate(premises) if p is None]
+        selected = iter(
+            self.selector.select(
+                [texts[i] for i in open_claims], [candidates[i] for i in open_claims]
+            )
+            if open_claims
+            else []
+        )
+        windows = [list(p) if p is not None else next(selected) for p in premises]
         mark = timer.add("windows", mark)
         pairs = [NLIPair(w.text, text) for text, ws in zip(texts, windows, strict=True) for w in ws]
         scores = iter(self.nli.predict(pairs) if pairs else [])
@@ -403,7 +454,13 @@ class Verifier:
         mark = timer.add("nli", mark)
         outcomes = [
             self._outcome(
-                texts[i], candidates[i], windows[i], local[i], decisions[i], global_decisions.get(i)
+                texts[i],
+                candidates[i],
+                windows[i],
+                local[i],
+                decisions[i],
+                global_decisions.get(i),
+                quoted=premises[i] is not None,
             )
             for i in range(len(texts))
         ]
@@ -418,6 +475,8 @@ class Verifier:
         scores: Sequence[NLIScores],
         decision: Decision,
         global_scores: NLIScores | None,
+        *,
+        quoted: bool = False,
     ) -> ClaimJudgement:
         label, confidence = decision.label, decision.confidence
         spans = []
@@ -429,7 +488,7 @@ class Verifier:
             if joined.label is not NLILabel.NEUTRAL:
                 label, confidence, global_decided = joined.label, joined.confidence, True
                 spans = [_span(w, global_scores) for w in _in_order(windows[:GLOBAL_WINDOWS])]
-        checks = self._claim_results(text, candidates, windows)
+        checks = self._claim_results(text, candidates, windows, quoted=quoted)
         verdict = {
             NLILabel.ENTAILMENT: Verdict.SUPPORTED,
             NLILabel.CONTRADICTION: Verdict.CONTRADICTED,
@@ -463,16 +522,27 @@ class Verifier:
         )
 
     def _claim_results(
-        self, text: str, candidates: tuple[Evidence, ...], windows: Sequence[Window]
+        self,
+        text: str,
+        candidates: tuple[Evidence, ...],
+        windows: Sequence[Window],
+        *,
+        quoted: bool = False,
     ) -> tuple[CheckResult, ...]:
-        """The claim-scope checks' results, in the order the checks were configured."""
+        """The claim-scope checks' results, in the order the checks were configured. A claim
+        judged against its quote is checked against the quote's sentences alone."""
         if not self._claim_checks:
             return ()
+        sentences = (
+            tuple((w.pmid, w.text) for w in windows)
+            if quoted
+            else tuple((ev.pmid, s.text) for ev in candidates for s in evidence_sentences(ev))
+        )
         subject = CheckInput(
             text,
-            candidates,
+            () if quoted else candidates,
             windows=tuple(windows),
-            sentences=tuple((ev.pmid, s.text) for ev in candidates for s in evidence_sentences(ev)),
+            sentences=sentences,
             abbreviations={ev.pmid: self.selector.abbreviations(ev) for ev in candidates},
         )
         return tuple(r for check in self._claim_checks for r in check.run(subject))
@@ -522,9 +592,12 @@ class VerificationStream:
         self._timer = _Timer()
         self._started = time.perf_counter()
         self._error: str | None = None
+        self._quotes: list[StrippedQuote] = []
 
-    def feed(self, delta: str) -> list[SentenceAnnotation]:
-        """Annotations of the sentences that ``delta`` completed (often none)."""
+    def feed(self, delta: str, quotes: Sequence[StrippedQuote] = ()) -> list[SentenceAnnotation]:
+        """Annotations of the sentences that ``delta`` completed (often none). ``quotes``: the
+        quotes taken out of this delta's citations (offsets into the whole answer so far)."""
+        self._quotes.extend(quotes)
         return self._annotate(self._segmenter.feed(without_surrogates(delta)))
 
     def finish(self) -> ResponseReport:
@@ -534,8 +607,10 @@ class VerificationStream:
             self._sentences, self._evidence, self._timer.stages, self._started, error=self._error
         )
 
-    async def afeed(self, delta: str) -> list[SentenceAnnotation]:
-        return await anyio.to_thread.run_sync(self.feed, delta)
+    async def afeed(
+        self, delta: str, quotes: Sequence[StrippedQuote] = ()
+    ) -> list[SentenceAnnotation]:
+        return await anyio.to_thread.run_sync(self.feed, delta, quotes)
 
     async def afinish(self) -> ResponseReport:
         return await anyio.to_thread.run_sync(self.finish)
@@ -545,7 +620,7 @@ class VerificationStream:
             return []
         try:
             annotated = self._verifier._annotate(
-                spans, self._evidence, len(self._sentences), self._timer
+                spans, self._evidence, len(self._sentences), self._timer, self._quotes
             )
         except NLIError as exc:
             self._error = str(exc)
@@ -568,7 +643,7 @@ def _claim_text(item: _Pending, claim: ClaimSpan) -> str:
     text = claim.text
     for citation in item.citations:
         if claim.start <= citation.start and citation.end <= claim.end:
-            text = text.replace(citation.raw, " ")
+            text = text.replace(item.masked[citation.start : citation.end], " ")
     return _SPACE_BEFORE_PUNCT.sub(r"\1", " ".join(text.split())).strip()
 
 
@@ -585,6 +660,8 @@ def _sentence(
         citations=item.citations,
         checks=own,
         decided_by=decided_by,
+        quotes=item.quotes,
+        premise=Premise.QUOTE if item.premise is not None else Premise.WINDOWS,
     )
     return with_claims(sentence, claims)
 
@@ -651,13 +728,28 @@ def _review_reason(verdict: Verdict, claims: Sequence[Claim]) -> str:
 
 
 def _not_checkworthy(
-    span: SentenceSpan, index: int, citations: tuple[Citation, ...]
+    span: SentenceSpan,
+    index: int,
+    citations: tuple[Citation, ...],
+    quotes: tuple[QuoteCheck, ...] = (),
 ) -> SentenceAnnotation:
-    """Nothing to check, unless it cites a reference that was never given."""
+    """Nothing to check, unless it cites a reference that was never given; what it quotes is
+    still checked (a misquote is reported whatever the sentence around it says)."""
     fabricated = any(not c.valid for c in citations)
     verdict = Verdict.INVALID_CITATION if fabricated else Verdict.NOT_CHECKWORTHY
+    checks = tuple(_quote_result(q) for q in quotes)
     return _scored(
-        SentenceAnnotation(index, span.text, span.start, span.end, verdict, 1.0, citations)
+        SentenceAnnotation(
+            index,
+            span.text,
+            span.start,
+            span.end,
+            verdict,
+            1.0,
+            citations,
+            checks=checks,
+            quotes=quotes,
+        )
     )
 
 
@@ -698,6 +790,89 @@ def _in_order(windows: Sequence[Window]) -> list[Window]:
             continue
         ordered.append(window)
     return ordered
+
+
+# -- quoted citations ------------------------------------------------------------------------
+
+QUOTED_CITATION_CHECK = "quoted_citation"  # the name of a quote's result among a sentence's
+
+
+def _with_stripped(
+    citations: tuple[Citation, ...], sentence_start: int, stripped: Sequence[StrippedQuote]
+) -> tuple[Citation, ...]:
+    """The citations with the quotes the proxy took out of their brackets put back (matched by
+    the bracket's offsets in the answer, then by PMID where a bracket had several quotes)."""
+    if not stripped:
+        return citations
+    restored = []
+    for citation in citations:
+        at = (sentence_start + citation.start, sentence_start + citation.end)
+        here = [q for q in stripped if (q.start, q.end) == at]
+        quote = next((q for q in here if citation.pmid in q.pmids), None)
+        if quote is None and len(here) == 1:
+            quote = here[0]  # a numbered reference ([1 "…"]): its PMID is resolved
+        restored.append(replace(citation, quote=quote.quote) if quote else citation)
+    return tuple(restored)
+
+
+def _check_quotes(
+    citations: Sequence[Citation], by_id: Mapping[str, Evidence], evidence: Sequence[Evidence]
+) -> tuple[QuoteCheck, ...]:
+    """Each quote of the sentence checked against the abstracts it was cited with (the rest
+    of the evidence tells a quote from another abstract from a misquote)."""
+    cited_with: dict[tuple[int, str], list[str]] = {}
+    for citation in citations:
+        if citation.quote:
+            cited_with.setdefault((citation.start, citation.quote), []).append(citation.pmid)
+    checks = []
+    for (_, quote), pmids in cited_with.items():
+        cited = [by_id[p] for p in dict.fromkeys(pmids) if p in by_id]
+        others = [ev for ev in evidence if ev.pmid not in pmids]
+        checks.append(check_quote(quote, cited, others))
+    return tuple(checks)
+
+
+def _quote_windows(
+    quotes: Sequence[QuoteCheck], by_id: Mapping[str, Evidence]
+) -> tuple[Window, ...] | None:
+    """The abstract sentences that hold the sentence's quotes found where they were cited, as
+    windows (one per quote); None when no quote is usable (then windows are chosen)."""
+    windows = []
+    for quote in quotes:
+        if quote.status is not QuoteStatus.FOUND or quote.found_in not in by_id:
+            continue
+        record = by_id[quote.found_in]
+        spans = [s for s in quote.spans if not s.in_title]
+        if not spans:
+            continue  # words of the title: no sentence to judge against
+        sentences = evidence_sentences(record)
+        touched = [
+            i
+            for i, sentence in enumerate(sentences)
+            if any(sentence.start < s.end and s.start < sentence.end for s in spans)
+        ]
+        if not touched:
+            continue
+        first, last = touched[0], touched[-1]
+        start, end = sentences[first].start, sentences[last].end
+        window = Window(
+            record.pmid, record.title, record.abstract[start:end], start, end, first, last, 1.0
+        )
+        if window not in windows:
+            windows.append(window)
+    return tuple(windows) or None
+
+
+def _quote_result(quote: QuoteCheck) -> CheckResult:
+    """A quote's outcome as one of the sentence's check results: a failed one keeps the
+    sentence from ``supported``."""
+    if quote.status is QuoteStatus.FOUND:
+        return CheckResult(QUOTED_CITATION_CHECK, True, f"quote found: {quote.quote!r}", quote.pmid)
+    if quote.status is QuoteStatus.OTHER_ABSTRACT:
+        detail = f"quote is from PMID {quote.found_in}, not the abstract cited: {quote.quote!r}"
+    else:
+        detail = f"misquote: {quote.difference or 'not in the cited abstract'}: {quote.quote!r}"
+    return CheckResult(QUOTED_CITATION_CHECK, False, detail, quote.pmid)
 
 
 def _shipped_confidence(nli: NLIBackend) -> ConfidenceModel | None:

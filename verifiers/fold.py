@@ -43,7 +43,7 @@ def fold(text: str) -> Folded:
     out: list[str] = []
     origin: list[int] = []
     for i, char in enumerate(text):
-        folded = char if char.isascii() else _fold_char(char)
+        folded = char if char.isascii() else fold_char(char)
         out.append(folded)
         origin.extend([i] * len(folded))
     return Folded("".join(out), tuple(origin))
@@ -51,14 +51,16 @@ def fold(text: str) -> Folded:
 
 def fold_text(text: str) -> str:
     """:func:`fold` without the map back (only non-ASCII characters are looked at)."""
-    return text if text.isascii() else _NON_ASCII.sub(lambda m: _fold_char(m.group()), text)
+    return text if text.isascii() else _NON_ASCII.sub(lambda m: fold_char(m.group()), text)
 
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 @functools.lru_cache(maxsize=4096)
-def _fold_char(char: str) -> str:
+def fold_char(char: str) -> str:
+    """One character folded: NFKC, format characters and combining marks dropped, digits in
+    ASCII (may be several characters, or none)."""
     out = []
     for c in unicodedata.normalize("NFKC", char):
         if unicodedata.category(c) in _DROPPED:

@@ -34,6 +34,11 @@ MAX_SENTENCE_CHARS = 2000
 _PIECE_CHARS = 4000
 _PIECE_CUT = re.compile(r"[.!?][\"')\]]*\s+(?=[A-Z0-9(\[])")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# A quoted citation still open where pysbd split (verifiers.quoting.syntax reads the whole).
+_OPEN_QUOTED_CITATION = re.compile(
+    r"\[\s*(?:PMIDs?\s*:?\s*[\w.-]*\w|\d+)[^\[\]\n]*[\"\u201c\u201e\u00ab][^\]\n]*$",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +135,8 @@ def _continues(text: str, previous: tuple[int, int], next_start: int) -> bool:
     prev_text = text[previous[0] : previous[1]]
     if "\n" in text[previous[1] : next_start]:
         return False
+    if _OPEN_QUOTED_CITATION.search(prev_text):
+        return True  # the quote of [PMID:123 "…"] holds a sentence end: the bracket is one unit
     if prev_text[-1] not in _TERMINAL:
         return True
     head = text[next_start : next_start + 6]

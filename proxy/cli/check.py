@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 from proxy.cli._parser import EXIT_FAILED, EXIT_OK, CliError
 from verifiers import (
     Evidence,
+    Premise,
+    QuoteStatus,
     ReportStatus,
     ResponseReport,
     SentenceAnnotation,
@@ -246,6 +248,15 @@ def _details(sentence: SentenceAnnotation) -> Iterator[str]:
     for citation in sentence.citations:
         if not citation.valid:
             yield f"    ! {citation.raw}: PMID {citation.pmid} is not among the evidence"
+    for quote in sentence.quotes:
+        where = " ".join(f"[{s.start}:{s.end}]" for s in quote.spans)
+        if quote.status is QuoteStatus.FOUND:
+            judged = " (judged against it)" if sentence.premise is Premise.QUOTE else ""
+            yield f'    " quote found in PMID {quote.found_in} {where}{judged}'
+        elif quote.status is QuoteStatus.OTHER_ABSTRACT:
+            yield f'    " quote is from PMID {quote.found_in} {where}, not PMID {quote.pmid}'
+        elif quote.closest is not None:
+            yield f'    " misquote; closest in PMID {quote.pmid}: "{quote.closest.text}"'
     for span in sentence.evidence:
         snippet = span.text if len(span.text) <= SNIPPET_CHARS else span.text[:SNIPPET_CHARS] + "…"
         yield f"    {span.label.value} {span.score:.2f} PMID {span.pmid} [{span.start}:{span.end}]"

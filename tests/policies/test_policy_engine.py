@@ -18,6 +18,8 @@ from policies.store import PRESETS_DIR
 from verifiers import (
     Action,
     Citation,
+    QuoteCheck,
+    QuoteStatus,
     ReportStatus,
     ResponseReport,
     SentenceAnnotation,
@@ -33,6 +35,7 @@ def sentence(
     risk: float = 0.0,
     citations: tuple[bool, ...] = (),
     index: int = 0,
+    quotes: tuple[QuoteStatus, ...] = (),
 ) -> SentenceAnnotation:
     cites = tuple(Citation(f"[PMID:{i}]", str(i), 0, 1, valid) for i, valid in enumerate(citations))
     return SentenceAnnotation(
@@ -46,6 +49,7 @@ def sentence(
         harm=harm,
         support=1.0 - risk,
         risk=risk,
+        quotes=tuple(QuoteCheck("1", "quoted words", status) for status in quotes),
     )
 
 
@@ -73,6 +77,17 @@ def rule(name: str, when: str, action: str, message: str | None = None) -> str:
         ("{citation_valid: false}", sentence(citations=(True, False)), sentence(citations=(True,))),
         ("{citation_valid: false}", sentence(citations=(False,)), sentence()),  # no citation
         ("{citation_valid: true}", sentence(citations=(True, True)), sentence()),
+        ("{misquote: true}", sentence(quotes=(QuoteStatus.MISQUOTE,)), sentence()),
+        (
+            "{misquote: true}",
+            sentence(quotes=(QuoteStatus.FOUND, QuoteStatus.OTHER_ABSTRACT)),
+            sentence(quotes=(QuoteStatus.FOUND,)),
+        ),
+        (
+            "{misquote: false}",  # it quotes, and every quote was found
+            sentence(quotes=(QuoteStatus.FOUND,)),
+            sentence(),
+        ),
         (
             "{verdict: [contradicted], harm: {gte: 4}}",  # every condition must hold
             sentence(Verdict.CONTRADICTED, harm=5),
@@ -121,6 +136,8 @@ def test_strongest_action_wins_and_every_rule_is_recorded() -> None:
         ("{unsupported: {gte: 1}, risk: {gt: 0.1}}", {"verdicts": [Verdict.UNSUPPORTED]}, False),
         ("{invalid_citations: {gte: 1}}", {"citations": (False,)}, True),
         ("{sentences: {gt: 2}}", {"verdicts": [Verdict.SUPPORTED] * 3}, True),
+        ("{misquotes: {gte: 1}}", {"quotes": (QuoteStatus.MISQUOTE,)}, True),
+        ("{misquotes: {gte: 1}}", {"quotes": (QuoteStatus.FOUND,)}, False),
     ],
 )
 def test_response_conditions(response: str, facts: dict[str, object], fires: bool) -> None:
@@ -133,6 +150,9 @@ def test_response_conditions(response: str, facts: dict[str, object], fires: boo
     citations = facts.get("citations")
     if isinstance(citations, tuple):
         sentences = [dataclasses.replace(sentence(citations=citations), index=9)]
+    quotes = facts.get("quotes")
+    if isinstance(quotes, tuple):
+        sentences = [sentence(quotes=quotes)]
     risk = facts.get("risk", 0.0)
     assert isinstance(risk, float)
     decision = decide_response(policy, sentences, support=1.0 - risk, risk=risk)

@@ -78,3 +78,19 @@ def litellm_httpx() -> Iterator[None]:
     litellm.disable_aiohttp_transport = True
     yield
     litellm.disable_aiohttp_transport = previous
+
+
+@pytest.fixture(scope="session")
+def entailing_verifier(tmp_path_factory: pytest.TempPathFactory, tiny_model: TinyModel) -> Any:
+    """A ``Verifier`` whose NLI model entails everything: shows what the engine adds on top of
+    NLI (citations, quotes, checks), never how good its verdicts are."""
+    from verifiers.engine import Verifier
+    from verifiers.nli.hf_backend import HFNLI
+    from verifiers.windows import WindowSelector
+
+    path = tiny_model(
+        tmp_path_factory.mktemp("tiny"),
+        {0: "contradiction", 1: "entailment", 2: "neutral"},
+        "entailment",
+    )
+    return Verifier(HFNLI(path, threads=1), selector=WindowSelector())

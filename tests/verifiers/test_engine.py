@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,6 @@ import respx
 from verifiers import Evidence, ReportStatus, Verdict
 from verifiers.config import verifier_config
 from verifiers.engine import Verifier
-from verifiers.nli.hf_backend import HFNLI
 from verifiers.nli.llm_judge import LLMJudge
 from verifiers.windows import WindowSelector
 
@@ -29,19 +27,6 @@ ANSWER = (
     "CDCA treatment increased whole-body energy expenditure [PMID:99999999]. "
     "Blood group A was associated with a higher risk of COVID-19."
 )
-
-
-@pytest.fixture(scope="module")
-def entailing_verifier(
-    tmp_path_factory: pytest.TempPathFactory, tiny_model: Callable[..., Path]
-) -> Verifier:
-    """An NLI model that entails everything: shows what the engine adds on top of NLI."""
-    path = tiny_model(
-        tmp_path_factory.mktemp("tiny"),
-        {0: "contradiction", 1: "entailment", 2: "neutral"},
-        "entailment",
-    )
-    return Verifier(HFNLI(path, threads=1), selector=WindowSelector())
 
 
 def verdicts(report: Any) -> list[Verdict]:

@@ -47,7 +47,9 @@ class CheckInput:
     """The text a check reads and the evidence chosen for it."""
 
     text: str  # the claim (without citation markers), or the sentence for sentence scope
-    evidence: tuple[Evidence, ...]  # the abstracts the sentence cites, or all when it cites none
+    # The abstracts the sentence cites, or all when it cites none; none for a claim judged
+    # against its quoted citation, whose windows and sentences are the quote's sentences.
+    evidence: tuple[Evidence, ...]
     # Claim scope only: the windows chosen for the claim (best first), every sentence of the
     # evidence as (PMID, text), and per PMID the abbreviations its abstract defines (short-form
     # token -> the content tokens of its long form).

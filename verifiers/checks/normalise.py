@@ -11,7 +11,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable
 
-from verifiers.fold import fold_text
+from verifiers.fold import Folded, fold_char, fold_text
 
 _TRANSLATE = str.maketrans(
     {
@@ -60,6 +60,43 @@ def normalise(text: str) -> str:
     text = _LINE_BREAK_HYPHEN.sub("", text)
     text = _HYPHEN.sub(" ", text)
     return _SPACE.sub(" ", text).strip().casefold()
+
+
+def normalise_mapped(text: str) -> Folded:
+    """``normalise`` with a map back to ``text``, character by character (so a quote found in
+    an abstract's normalised text has offsets in the abstract as written). Each character is
+    folded on its own, so a combining mark is dropped rather than composed: compare only
+    texts that went through this function."""
+    chars: list[str] = []
+    origin: list[int] = []
+    for i, char in enumerate(text):
+        out = (char if char.isascii() else fold_char(char)).translate(_TRANSLATE).casefold()
+        chars.extend(out)
+        origin.extend([i] * len(out))
+    folded = Folded("".join(chars), tuple(origin))
+    folded = _rewrite(folded, _LINE_BREAK_HYPHEN, "")
+    folded = _rewrite(folded, _HYPHEN, " ")
+    folded = _rewrite(folded, _SPACE, " ")
+    lead = len(folded.text) - len(folded.text.lstrip())
+    kept = len(folded.text.rstrip())
+    return Folded(folded.text[lead:kept], folded.origin[lead:kept])
+
+
+def _rewrite(folded: Folded, pattern: re.Pattern[str], replacement: str) -> Folded:
+    """``pattern.sub(replacement)`` keeping the map: a replacement character maps to where the
+    match began."""
+    chars: list[str] = []
+    origin: list[int] = []
+    at = 0
+    for match in pattern.finditer(folded.text):
+        chars.append(folded.text[at : match.start()])
+        origin.extend(folded.origin[at : match.start()])
+        chars.append(replacement)
+        origin.extend([folded.origin[match.start()]] * len(replacement))
+        at = match.end()
+    chars.append(folded.text[at:])
+    origin.extend(folded.origin[at:])
+    return Folded("".join(chars), tuple(origin))
 
 
 def tokens(text: str) -> list[str]:

@@ -1,6 +1,7 @@
 """Quoted citations (``[PMID:123 "exact words"]``): their syntax, the check of a quote against
 the abstract it cites, and taking quotes out of the text a client reads."""
 
+from verifiers.quoting.match import check_quote
 from verifiers.quoting.syntax import (
     MAX_QUOTE_CHARS,
     Quoted,
@@ -14,6 +15,7 @@ __all__ = [
     "MAX_QUOTE_CHARS",
     "Quoted",
     "QuotedBracket",
+    "check_quote",
     "find_quoted",
     "quote_parts",
     "strip_quotes",

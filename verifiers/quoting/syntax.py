@@ -27,14 +27,15 @@ MAX_QUOTE_CHARS = 400  # about 60 words: twice what the contract asks for
 _OPENING = '"\u201c\u201e\u00ab\u201f'
 _CLOSING = '"\u201d\u201c\u00bb'
 _QUOTE = rf"[{_OPENING}](?P<quote>[^{_OPENING}{_CLOSING}\]\n]{{1,{MAX_QUOTE_CHARS}}})[{_CLOSING}]"
-_ID = r"(?:PMIDs?\s*:?\s*)?\d+"
+# A PMID, or after "PMID" any id a client document may have (``[PMID:doc-7 "…"]``).
+_ID = r"(?:PMIDs?\s*:?\s*[\w.-]*\w|\d+)"
+_PREFIX = re.compile(r"^PMIDs?\s*:?\s*", re.IGNORECASE)
 # One item of a bracket: ids (one or more) and, optionally, the quote that follows them.
 _ITEM = re.compile(
     rf"\s*(?P<ids>{_ID}(?:\s*[,;]\s*{_ID})*)\s*(?:[,:;\u2013\u2014-]?\s*{_QUOTE})?\s*[,;]?",
     re.IGNORECASE,
 )
 _BRACKET = re.compile(rf"\[(?P<body>\s*{_ID}[^\[\]\n]*?(?:{_QUOTE}[^\[\]\n]*?)+)\]", re.IGNORECASE)
-_DIGITS = re.compile(r"\d+")
 _ELLIPSIS = re.compile(r"\s*(?:\[\s*(?:\.\s*){3}\]|\.\s*\.\s*\.|\u2026)\s*")
 
 
@@ -102,7 +103,7 @@ def _read_body(
             return None
         ids = item.group("ids")
         written.append(ids.strip())
-        waiting += _DIGITS.findall(re.sub(r"PMIDs?", "", ids, flags=re.IGNORECASE))
+        waiting += [_PREFIX.sub("", one.strip()) for one in re.split(r"[,;]", ids)]
         if item.group("quote") is not None:
             mark_start = item.start("quote") - 1
             items.append((tuple(waiting), (offset + mark_start, offset + item.end("quote") + 1)))
@@ -129,3 +130,14 @@ def strip_quotes(text: str) -> tuple[str, tuple[StrippedQuote, ...]]:
         at = bracket.end
     parts.append(text[at:])
     return "".join(parts), tuple(stripped)
+
+
+def mask_quotes(text: str) -> str:
+    """``text`` with the quotes of its quoted citations blanked out (spaces, so offsets hold):
+    what claim decomposition and the sentence's own checks read, since a quote is evidence
+    the sentence points at, not something it claims."""
+    chars = list(text)
+    for bracket in find_quoted(text):
+        for quoted in bracket.quotes:
+            chars[quoted.start : quoted.end] = " " * (quoted.end - quoted.start)
+    return "".join(chars)

@@ -110,3 +110,20 @@ def test_check_reports_an_unloadable_model(
     err = capsys.readouterr().err
     assert err.startswith("veriproxy check: error: cannot load the NLI backend")
     assert err.count("\n") == 1
+
+
+@needs_model
+def test_check_reads_quoted_citations_and_names_a_misquote(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    quoted = "Of the 217 passengers and crew on board, 128 tested positive for COVID-19"
+    answer = (
+        f'Most of those on board tested positive [PMID:biho913w "{quoted}"]. '
+        f'Few needed evacuation [PMID:biho913w "{quoted.replace("128", "182")}"].'
+    )
+    argv = ["check", answer, "--evidence", str(FIXTURES / "evidence.jsonl"), "--no-color"]
+    main([*argv, "--fail-on", "never"])
+    out = capsys.readouterr().out
+    assert '" quote found in PMID biho913w [' in out and "(judged against it)" in out
+    assert "! quoted_citation: misquote: quote says '182' where the abstract says '128'" in out
+    assert '" misquote; closest in PMID biho913w: "Of the 217 passengers' in out

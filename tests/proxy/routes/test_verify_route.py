@@ -76,6 +76,7 @@ def test_verifies_answer_against_given_evidence(verify_proxy: RunningProxy) -> N
         "start": start,
         "end": start + len("[PMID:45638119]"),
         "valid": True,
+        "quote": "",
     }
     assert ANSWER[sentence["start"] : sentence["end"]] == sentence["text"]
     assert report["faithful"] is False
@@ -126,6 +127,30 @@ def test_evidence_as_text_with_numeric_ids(verify_proxy: RunningProxy) -> None:
     [sentence] = resp.json()["sentences"]
     assert sentence["citations"][0]["pmid"] == "1568684"
     assert sentence["verdict"] == "contradicted"  # the numbers check: 50% vs 5%
+
+
+def test_quoted_citations_are_checked(verify_proxy: RunningProxy) -> None:
+    quoted = "Of the 217 passengers and crew on board, 128 tested positive for COVID-19"
+    answer = (
+        f'Most of those on board tested positive [PMID:biho913w "{quoted}"]. '
+        f'Most were evacuated [PMID:biho913w "{quoted.replace("128", "182")}"].'
+    )
+    resp = post(verify_proxy, {"answer": answer, "evidence": EVIDENCE})
+    assert resp.status_code == 200
+    report = resp.json()
+    jsonschema.validate(report, load_schema("response_report"))
+    found, misquoted = report["sentences"]
+    assert found["citations"][0]["quote"] == quoted
+    assert found["premise"] == "quote"
+    assert [q["status"] for q in found["quotes"]] == ["found"]
+    span = found["quotes"][0]["spans"][0]
+    abstract = " ".join(next(r for r in EVIDENCE if r["pmid"] == "biho913w")["sentences"])
+    assert abstract[span["start"] : span["end"]] == quoted
+    # Too short to be check-worthy: what it quotes is checked all the same.
+    assert misquoted["verdict"] == "not_checkworthy"
+    assert misquoted["quotes"][0]["status"] == "misquote"
+    assert "'182'" in misquoted["quotes"][0]["difference"]
+    assert report["status"] == "flagged" and "flag-misquote" in report["rules_fired"]
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,150 @@
+"""A sentence with a quoted citation is judged against its quote (issue 30), on an NLI model
+that entails everything: what these tests show is what the engine does with quotes (which
+premise, which checks, what a misquote costs), never how good the model is."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from verifiers import (
+    Evidence,
+    NLIBackend,
+    Premise,
+    QuoteStatus,
+    Verdict,
+)
+from verifiers.engine import Verifier
+from verifiers.nli._base import NLIPair, NLIScores
+from verifiers.quoting import strip_quotes
+
+CRUISE = "biho913w"
+ABO = "5sfojk7y"
+POSITIVE = "128 tested positive for COVID-19 on reverse transcription-PCR (59%)"
+ABO_WORDS = "blood group A was associated with a higher risk for acquiring COVID-19"
+
+
+class CountingNLI:
+    """Wraps a backend and keeps the pairs it was asked to score."""
+
+    def __init__(self, inner: NLIBackend) -> None:
+        self.inner = inner
+        self.version = inner.version
+        self.pairs: list[NLIPair] = []
+
+    def predict(self, pairs: Sequence[NLIPair]) -> list[NLIScores]:
+        self.pairs.extend(pairs)
+        return self.inner.predict(pairs)
+
+
+@pytest.fixture
+def counted(entailing_verifier: Verifier) -> tuple[Verifier, CountingNLI]:
+    nli = CountingNLI(entailing_verifier.nli)
+    verifier = Verifier(nli, selector=entailing_verifier.selector)  # type: ignore[arg-type]
+    return verifier, nli
+
+
+def one(verifier: Verifier, answer: str, evidence: Sequence[Evidence]):  # type: ignore[no-untyped-def]
+    (sentence,) = verifier.verify(answer, evidence).sentences
+    return sentence
+
+
+def test_a_found_quote_is_the_premise_and_one_pair_is_scored(
+    counted: tuple[Verifier, CountingNLI], evidence: list[Evidence]
+) -> None:
+    verifier, nli = counted
+    answer = f'Of 217 people on board, 128 tested positive [PMID:{CRUISE} "{POSITIVE}"].'
+    sentence = one(verifier, answer, evidence)
+    assert sentence.verdict is Verdict.SUPPORTED
+    assert sentence.premise is Premise.QUOTE
+    (quote,) = sentence.quotes
+    assert quote.status is QuoteStatus.FOUND and quote.found_in == CRUISE
+    cruise = next(ev for ev in evidence if ev.pmid == CRUISE)
+    holding = next(s for s in cruise.sentences if POSITIVE in s.text)
+    assert {(e.pmid, e.start, e.end) for e in sentence.evidence} == {
+        (CRUISE, holding.start, holding.end)
+    }
+    assert [p.premise for p in nli.pairs] == [holding.text] * len(sentence.claims)
+    # The quote is evidence the sentence points at, not a claim of its own.
+    assert all("COVID-19 on reverse" not in c.text for c in sentence.claims)
+
+
+def test_without_a_quote_windows_are_chosen_as_before(
+    counted: tuple[Verifier, CountingNLI], evidence: list[Evidence]
+) -> None:
+    verifier, nli = counted
+    sentence = one(
+        verifier, f"Of 217 people on board, 128 tested positive [PMID:{CRUISE}].", evidence
+    )
+    assert sentence.premise is Premise.WINDOWS and sentence.quotes == ()
+    assert len(nli.pairs) > 1  # several windows of the abstract
+
+
+def test_a_misquote_is_never_supported_and_falls_back_to_windows(
+    entailing_verifier: Verifier, evidence: list[Evidence]
+) -> None:
+    answer = f'Most tested positive [PMID:{CRUISE} "{POSITIVE.replace("128", "182")}"].'
+    sentence = one(entailing_verifier, answer, evidence)
+    assert sentence.verdict is not Verdict.SUPPORTED
+    assert sentence.premise is Premise.WINDOWS
+    (quote,) = sentence.quotes
+    assert quote.status is QuoteStatus.MISQUOTE
+    assert "'182'" in quote.difference and "'128'" in quote.difference
+    failed = [c for c in sentence.checks if not c.passed]
+    assert [c.name for c in failed] == ["quoted_citation"] and "misquote" in failed[0].detail
+
+
+def test_a_quote_from_another_abstract_is_named_and_not_supported(
+    entailing_verifier: Verifier, evidence: list[Evidence]
+) -> None:
+    answer = f'Blood group A carried a higher risk [PMID:{CRUISE} "{ABO_WORDS}"].'
+    sentence = one(entailing_verifier, answer, evidence)
+    (quote,) = sentence.quotes
+    assert quote.status is QuoteStatus.OTHER_ABSTRACT and quote.found_in == ABO
+    assert sentence.verdict is not Verdict.SUPPORTED
+
+
+def test_numbers_are_checked_against_the_quote(
+    entailing_verifier: Verifier, evidence: list[Evidence]
+) -> None:
+    # 6.2% is in the abstract (those evacuated), not in the quoted sentence (59% positive):
+    # against the whole abstract the number passes, against the quote it is a changed number.
+    claim = "Of 217 people on board, 6.2% tested positive"
+    unquoted = one(entailing_verifier, f"{claim} [PMID:{CRUISE}].", evidence)
+    quoted = one(entailing_verifier, f'{claim} [PMID:{CRUISE} "{POSITIVE}"].', evidence)
+    assert unquoted.premise is Premise.WINDOWS and unquoted.verdict is Verdict.SUPPORTED
+    assert quoted.premise is Premise.QUOTE and quoted.verdict is Verdict.CONTRADICTED
+    assert any(c.name == "numbers" and not c.passed for c in quoted.checks)
+
+
+def test_stripped_quotes_are_judged_as_written_ones(
+    entailing_verifier: Verifier, evidence: list[Evidence]
+) -> None:
+    answer = (
+        f'Of 217 people on board, 128 tested positive [PMID:{CRUISE} "{POSITIVE}"]. '
+        f'Blood group A carried a higher risk [PMID:{CRUISE} "{ABO_WORDS}"].'
+    )
+    visible, quotes = strip_quotes(answer)
+    assert '"' not in visible
+    kept = entailing_verifier.verify(answer, evidence)
+    stripped = entailing_verifier.verify(visible, evidence, quotes=quotes)
+    for written, taken_out in zip(kept.sentences, stripped.sentences, strict=True):
+        assert taken_out.verdict is written.verdict
+        assert taken_out.quotes == written.quotes
+        assert taken_out.premise is written.premise
+        assert [c.quote for c in taken_out.citations] == [c.quote for c in written.citations]
+        assert taken_out.text == visible[taken_out.start : taken_out.end]
+
+
+def test_stripped_quotes_reach_a_streamed_answer(
+    entailing_verifier: Verifier, evidence: list[Evidence]
+) -> None:
+    answer = f'Of 217 people on board, 128 tested positive [PMID:{CRUISE} "{POSITIVE}"]. Then more.'
+    visible, quotes = strip_quotes(answer)
+    stream = entailing_verifier.stream(evidence)
+    cut = visible.index("].") + 2
+    stream.feed(visible[:cut], quotes)
+    stream.feed(visible[cut:])
+    first = stream.finish().sentences[0]
+    assert first.premise is Premise.QUOTE and first.quotes[0].status is QuoteStatus.FOUND
