@@ -1,5 +1,6 @@
 """``veriproxy eval answers`` through the real command line on one PubMedQA answer, with the
-bundled model and then with the emulator as an LLM judge (``--judge``)."""
+bundled model and then with the emulator as an LLM judge (``--judge``); and ``--quotes`` on the
+three PubMedQA records of tests/fixtures/answers."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 
 from proxy.testing.server_thread import RunningEmulator
 from tests.proxy.cli import test_eval_nli
-from tests.proxy.cli.test_eval_nli import run_cli
+from tests.proxy.cli.test_eval_nli import REPO, run_cli
 from tests.verifiers.judge.scripted import judge_reply
 
 pytestmark = test_eval_nli.pytestmark  # skipped without the datasets or the bundled model
@@ -33,3 +34,27 @@ def test_a_judge_that_calls_everything_contradicted_is_what_the_figures_show(
     causes = judged["false_contradicted_by"]
     assert sum(causes.values()) == judged["correct_sentences"] and "judge" in causes
     assert emulator.stats.requests, "the judge was never asked"
+
+
+QUOTED = ("--data-dir", str(REPO / "tests" / "fixtures" / "answers"), "--source", "pubmedqa")
+
+
+def test_quotes_put_both_renderings_side_by_side_with_the_same_distortions() -> None:
+    result = json.loads(run_cli("answers", *QUOTED, "--quotes", "--json").stdout)
+    plain, quoted = result["without_quotes"], result["with_quotes"]
+    assert result["items"] == 3 and result["quoted_sentences"] == result["sentences"] == 5
+    assert plain["correct_sentences"] == quoted["correct_sentences"] > 0
+    # The same seed draws the same distorted sentences in both renderings.
+    assert {k: r["sentences"] for k, r in plain["perturbed"].items()} == {
+        k: r["sentences"] for k, r in quoted["perturbed"].items()
+    }
+    assert plain["nli_pairs_per_sentence"] > 0 and quoted["nli_pairs_per_sentence"] > 0
+    assert plain["correct_quotes_checked"] == 0 and plain["quote_checked_rate"] == 0.0
+    # Every quote was checked; the right ones found, every misquote reported (the check is
+    # character for character, no model in it). One abstract per item: no other_abstract.
+    assert quoted["correct_quotes_checked"] >= 5 and quoted["correct_quotes_called_misquote"] == 0
+    made = {k: r for k, r in quoted["misquotes"].items() if k != "all" and r["sentences"]}
+    assert set(made) == {"word", "number", "other_item"}
+    assert all(r["reported"] == 1.0 for r in made.values())
+    shown = run_cli("answers", *QUOTED, "--quotes", "--examples", "1").stdout
+    assert "without quotes" in shown and "misquotes, the sentence as written" in shown
