@@ -11,6 +11,7 @@ BioASQ (internal use only) and TaxiNLI (training only) are skipped.
 from __future__ import annotations
 
 import csv
+import functools
 import gzip
 import json
 import re
@@ -26,6 +27,7 @@ SKIPPED = frozenset({"bioasq", "taxinli"})
 _ABSTRACT = re.compile(rb"<AbstractText[^>]*>(.*?)</AbstractText>", re.S)
 
 
+@functools.cache  # reading the corpora takes seconds: test modules in one process share it
 def real_texts(
     data_dir: Path = DEFAULT_DATA_DIR,
     *,
