@@ -10,13 +10,12 @@ import pytest
 
 from verifiers import (
     Evidence,
-    NLIBackend,
     Premise,
     QuoteStatus,
     Verdict,
 )
 from verifiers.engine import Verifier
-from verifiers.nli._base import NLIPair, NLIScores
+from verifiers.eval.pairs import CountingNLI
 from verifiers.quoting import strip_quotes
 
 CRUISE = "biho913w"
@@ -25,23 +24,10 @@ POSITIVE = "128 tested positive for COVID-19 on reverse transcription-PCR (59%)"
 ABO_WORDS = "blood group A was associated with a higher risk for acquiring COVID-19"
 
 
-class CountingNLI:
-    """Wraps a backend and keeps the pairs it was asked to score."""
-
-    def __init__(self, inner: NLIBackend) -> None:
-        self.inner = inner
-        self.version = inner.version
-        self.pairs: list[NLIPair] = []
-
-    def predict(self, pairs: Sequence[NLIPair]) -> list[NLIScores]:
-        self.pairs.extend(pairs)
-        return self.inner.predict(pairs)
-
-
 @pytest.fixture
 def counted(entailing_verifier: Verifier) -> tuple[Verifier, CountingNLI]:
     nli = CountingNLI(entailing_verifier.nli)
-    verifier = Verifier(nli, selector=entailing_verifier.selector)  # type: ignore[arg-type]
+    verifier = Verifier(nli, selector=entailing_verifier.selector)
     return verifier, nli
 
 
@@ -65,7 +51,7 @@ def test_a_found_quote_is_the_premise_and_one_pair_is_scored(
     assert {(e.pmid, e.start, e.end) for e in sentence.evidence} == {
         (CRUISE, holding.start, holding.end)
     }
-    assert [p.premise for p in nli.pairs] == [holding.text] * len(sentence.claims)
+    assert nli.pairs == len(sentence.claims)  # one pair per claim: the quote's sentence
     # The quote is evidence the sentence points at, not a claim of its own.
     assert all("COVID-19 on reverse" not in c.text for c in sentence.claims)
 
@@ -78,7 +64,7 @@ def test_without_a_quote_windows_are_chosen_as_before(
         verifier, f"Of 217 people on board, 128 tested positive [PMID:{CRUISE}].", evidence
     )
     assert sentence.premise is Premise.WINDOWS and sentence.quotes == ()
-    assert len(nli.pairs) > 1  # several windows of the abstract
+    assert nli.pairs > 1  # several windows of the abstract
 
 
 def test_a_misquote_is_never_supported_and_falls_back_to_windows(
