@@ -63,6 +63,8 @@ class AuditSentence:
     bundled_verdict: str | None = None  # the bundled model's verdict, when a judge was asked
     confidence: float = 0.0  # the calibrated probability that the verdict is right
     needs_review: bool = False  # the verifier cannot vouch for the verdict (review_below)
+    premise: str | None = None  # what its claims were judged against: quote | windows
+    quotes: tuple[str, ...] = ()  # each quoted citation's status: found | misquote | ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +120,8 @@ class AuditRecord:
                     "bundled_verdict": s.bundled_verdict,
                     "confidence": s.confidence,
                     "needs_review": s.needs_review,
+                    "premise": s.premise,
+                    "quotes": list(s.quotes),
                 }
                 for s in self.sentences
             ],
@@ -176,6 +180,8 @@ def build_record(
                 bundled_verdict=s.bundled_verdict.value if s.bundled_verdict else None,
                 confidence=s.confidence,
                 needs_review=s.needs_review,
+                premise=s.premise.value if s.premise else None,
+                quotes=tuple(q.status.value for q in s.quotes),
             )
             for s in report.sentences
         ),

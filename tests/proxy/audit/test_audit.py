@@ -62,10 +62,12 @@ def test_record_holds_every_decision_and_text_only_when_asked() -> None:
     assert body["sentences"] == [
         {"index": 0, "verdict": "supported", "harm": 2, "action": "annotate",
          "pmids": ["111"], "support": 1.0, "risk": 0.0, "rules_fired": [], "text": None,
-         "decided_by": "", "bundled_verdict": None, "confidence": 0.9, "needs_review": False},
+         "decided_by": "", "bundled_verdict": None, "confidence": 0.9, "needs_review": False,
+         "premise": None, "quotes": []},
         {"index": 1, "verdict": "unsupported", "harm": 5, "action": "flag",
          "pmids": ["999"], "support": 0.0, "risk": 1.0, "rules_fired": [], "text": None,
-         "decided_by": "", "bundled_verdict": None, "confidence": 0.9, "needs_review": False},
+         "decided_by": "", "bundled_verdict": None, "confidence": 0.9, "needs_review": False,
+         "premise": None, "quotes": []},
     ]  # fmt: skip
     assert body["escalation"] is None  # no judge configured
     assert body["latency_ms"] == {"retrieval": 12.5, "verification": 40.0, "upstream_total": 300}
@@ -344,3 +346,26 @@ async def test_full_buffer_drops_and_counts() -> None:
     assert not sink.submit({"n": 3})
     assert (sink.pending, counts.dropped) == (2, 1)
     await link.aclose()
+
+
+def test_record_keeps_what_a_sentence_was_judged_against_and_its_quotes() -> None:
+    from verifiers import Premise, QuoteCheck, QuoteStatus
+
+    quoted = replace(
+        REPORT.sentences[0],
+        premise=Premise.QUOTE,
+        quotes=(QuoteCheck("111", "fever fell", QuoteStatus.FOUND),),
+    )
+    misquoted = replace(
+        REPORT.sentences[1],
+        premise=Premise.WINDOWS,
+        quotes=(QuoteCheck("999", "it cured cancer", QuoteStatus.MISQUOTE),),
+    )
+    body = build_record(
+        replace(REPORT, sentences=(quoted, misquoted)), CTX, include_text=False
+    ).to_dict()
+    assert [(s["premise"], s["quotes"]) for s in body["sentences"]] == [
+        ("quote", ["found"]),
+        ("windows", ["misquote"]),
+    ]
+    assert "fever fell" not in json.dumps(body)  # the quoted words are text: kept only with it
