@@ -237,7 +237,8 @@ class DialectService:
         if isinstance(refusal, str):  # a blocked structured answer, declined as OpenAI does
             out = call.dialect.apply(data, text, CONTENT_FILTER, report, refusal=refusal)
         else:
-            out = call.dialect.apply(data, text, finish, report)
+            cited = choice.get("message", {}).get("annotations") or ()
+            out = call.dialect.apply(data, text, finish, report, annotations=cited)
         return DialectAnswer(self._encode(out), dict(call.ctx.state.response_headers))
 
     def _unverified(
@@ -320,6 +321,8 @@ class DialectService:
                         out.sent += delta
                         for event in dialect.content_events(delta):
                             yield out.event(event)
+                    for event in dialect.citation_events(_annotations(data)):
+                        yield out.event(event)
                     finish = _finish(data) or finish
             if not opened:
                 for event in dialect.opening_events():
@@ -393,6 +396,15 @@ def _content(data: Mapping[str, Any] | None) -> str | None:
             content = (choice.get("delta") or {}).get("content")
             return content if isinstance(content, str) and content else None
     return None
+
+
+def _annotations(data: Mapping[str, Any]) -> list[Any]:
+    """Choice 0's ``url_citation`` annotations (the report chunk carries them)."""
+    for choice in data.get("choices") or ():
+        if isinstance(choice, Mapping) and choice.get("index", 0) == 0:
+            cited = (choice.get("delta") or {}).get("annotations")
+            return cited if isinstance(cited, list) else []
+    return []
 
 
 def _finish(data: Mapping[str, Any]) -> str | None:

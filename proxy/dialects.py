@@ -20,7 +20,7 @@ listed in the report's ``unverified_items`` with the reason.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -71,6 +71,7 @@ class Dialect(Protocol):
         *,
         whole: bool = False,
         refusal: str | None = None,
+        annotations: Sequence[Mapping[str, Any]] = (),
     ) -> dict[str, Any]: ...
 
     def delta(self, event: Mapping[str, Any]) -> str | None: ...
@@ -89,6 +90,8 @@ class Dialect(Protocol):
     def content_events(self, text: str) -> list[dict[str, Any]]: ...
 
     def annotation_event(self, annotation: Mapping[str, Any]) -> dict[str, Any]: ...
+
+    def citation_events(self, annotations: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]: ...
 
     def final_events(
         self,
@@ -172,6 +175,7 @@ class CompletionsDialect:
         *,
         whole: bool = False,
         refusal: str | None = None,
+        annotations: Sequence[Mapping[str, Any]] = (),
     ) -> dict[str, Any]:
         out = render.envelope(data, "text_completion")
         upstream = data.get("choices")
@@ -226,6 +230,9 @@ class CompletionsDialect:
     def annotation_event(self, annotation: Mapping[str, Any]) -> dict[str, Any]:
         return {**self._chunk("", None), "verification": dict(annotation)}
 
+    def citation_events(self, annotations: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        return []  # legacy completions have no annotations; the report has the citations
+
     def final_events(
         self,
         text: str,
@@ -268,6 +275,7 @@ class ResponsesDialect:
         self._unread: list[str] = []
         self._at: dict[str, Any] = {"item_id": "", "output_index": 0, "content_index": 0}
         self._text_part = True  # the client has the text part (False: not yet, rendered stream)
+        self._citations: list[dict[str, Any]] = []  # the url_citation annotations sent
         self.verifying = True
         self.asks_for_json = False
 
@@ -332,6 +340,7 @@ class ResponsesDialect:
         whole: bool = False,
         refusal: str | None = None,
         text_part: bool = False,
+        annotations: Sequence[Mapping[str, Any]] = (),
     ) -> dict[str, Any]:
         """The response as the client gets it. A block ends it ``incomplete`` (reason
         ``content_filter``), or, given the policy's message as ``refusal``, ``completed`` with
@@ -344,7 +353,10 @@ class ResponsesDialect:
         for item in data.get("output") or ():
             if isinstance(item, Mapping) and item.get("type") == "message":
                 if first:
-                    output.append(_message_item(item, text, refusal, text_part=text_part))
+                    cited = [_url_citation(a) for a in annotations]
+                    output.append(
+                        _message_item(item, text, refusal, text_part=text_part, cited=cited)
+                    )
                 first = False
             elif isinstance(item, Mapping) and not withheld:
                 output.append(copy.deepcopy(dict(item)))  # unverified, listed, the policy passed it
@@ -460,6 +472,23 @@ class ResponsesDialect:
     def annotation_event(self, annotation: Mapping[str, Any]) -> dict[str, Any]:
         return {"type": SENTENCE_EVENT, **self._at, "annotation": dict(annotation)}
 
+    def citation_events(self, annotations: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """``response.output_text.annotation.added`` for each citation a sentence's chunk
+        carries (chat-shaped, :mod:`proxy.verification.annotations`), as OpenAI streams one."""
+        events = []
+        for annotation in annotations:
+            cited = _url_citation(annotation)
+            events.append(
+                {
+                    "type": "response.output_text.annotation.added",
+                    **self._at,
+                    "annotation_index": len(self._citations),
+                    "annotation": cited,
+                }
+            )
+            self._citations.append(dict(annotation))
+        return events
+
     def _refusal_events(self, refusal: str | None, after_text: bool) -> list[dict[str, Any]]:
         """A refusal part (after the text part, if any): added, its text, done, as OpenAI
         streams one."""
@@ -498,11 +527,12 @@ class ResponsesDialect:
         if self._item is not None:
             if not self._text_part and refusal is None:
                 events += self.content_events("")[:1]  # an empty answer: its part, announced
+            cited = [_url_citation(a) for a in self._citations]
             item = {
-                **_message_item(self._item, text, refusal, text_part=has_text),
+                **_message_item(self._item, text, refusal, text_part=has_text, cited=cited),
                 "status": status,
             }
-            part = {"type": "output_text", "text": text, "annotations": []}
+            part = {"type": "output_text", "text": text, "annotations": cited}
             text_done = [
                 {"type": "response.output_text.done", **self._at, "text": text, "logprobs": []},
                 {"type": "response.content_part.done", **self._at, "part": part},
@@ -517,7 +547,15 @@ class ResponsesDialect:
                 },
             ]
         final = self._completed or {**self._snapshot, "output": [self._item] if self._item else []}
-        final = self.apply(final, text, finish, report or {}, refusal=refusal, text_part=has_text)
+        final = self.apply(
+            final,
+            text,
+            finish,
+            report or {},
+            refusal=refusal,
+            text_part=has_text,
+            annotations=self._citations,
+        )
         kind = (
             "response.incomplete" if final.get("status") == "incomplete" else "response.completed"
         )
@@ -563,14 +601,22 @@ def _response_head(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _message_item(
-    item: Mapping[str, Any], text: str, refusal: str | None = None, *, text_part: bool = False
+    item: Mapping[str, Any],
+    text: str,
+    refusal: str | None = None,
+    *,
+    text_part: bool = False,
+    cited: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
-    """A message item holding an ``output_text`` part (the verified text) and with a block's
-    ``refusal`` a ``refusal`` part; a refusal alone has no empty text part (``parse()`` would
-    read it as JSON) unless ``text_part`` (a stream announced it)."""
+    """A message item holding an ``output_text`` part (the verified text, with ``cited``, its
+    annotations) and with a block's ``refusal`` a ``refusal`` part; a refusal alone has no
+    empty text part (``parse()`` would read it as JSON) unless ``text_part`` (a stream
+    announced it)."""
     content: list[dict[str, Any]] = []
     if text or refusal is None or text_part:
-        content.append({"type": "output_text", "text": text, "annotations": []})
+        content.append(
+            {"type": "output_text", "text": text, "annotations": [dict(c) for c in cited]}
+        )
     if refusal is not None:
         content.append({"type": "refusal", "refusal": refusal})
     return {
@@ -580,6 +626,13 @@ def _message_item(
         "role": "assistant",
         "content": content,
     }
+
+
+def _url_citation(annotation: Mapping[str, Any]) -> dict[str, Any]:
+    """A chat-shaped ``url_citation`` annotation as a Responses ``output_text`` part holds it
+    (its fields beside its type; no stream ``index``)."""
+    fields = annotation.get("url_citation")
+    return {"type": "url_citation", **(fields if isinstance(fields, Mapping) else {})}
 
 
 def _completion_choice(choice: Mapping[str, Any]) -> dict[str, Any]:

@@ -53,6 +53,9 @@ class RequestState:
     evidence_query: str | None = None
     retrieval_error: str | None = None
     retrieval_ms: float | None = None  # how long the search took (None: no search ran)
+    # The link of each client document's citation label (its ``url``, or its PubMed page when
+    # it was sent with a ``pmid``): the ``url_citation`` annotations point there.
+    document_links: dict[str, str] = field(default_factory=dict)
     # Verification preparer: the policy the answer is judged under (None: not verified),
     # whether the caller skipped verification as that policy allows, and whether the request
     # asked for a JSON answer (``response_format``).

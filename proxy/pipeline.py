@@ -94,7 +94,13 @@ def build_pipeline(
     )
     judge = JudgeResources(settings.models, shared.limiter, shared.judge_cache, metrics)
     service = VerificationService(
-        verification, store, metrics, shared.recorder, reports=shared.reports, judge=judge
+        verification,
+        store,
+        metrics,
+        shared.recorder,
+        reports=shared.reports,
+        judge=judge,
+        quotes_in_text=settings.retrieval.citations.quotes_in_text,
     )
     if extensions is not None:
         return Pipeline(extensions, evidence, service)

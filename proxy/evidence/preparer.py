@@ -19,7 +19,7 @@ from functools import partial
 import anyio.to_thread
 
 from proxy.errors import InvalidRequest, ServiceUnavailable
-from proxy.evidence.documents import DocumentError, client_documents
+from proxy.evidence.documents import DocumentError, client_documents, document_links
 from proxy.evidence.inject import inject
 from proxy.evidence.query import build_query
 from proxy.extensions import RequestContext
@@ -45,6 +45,7 @@ class EvidencePreparer:
                 evidence = await anyio.to_thread.run_sync(client_documents, options.documents)
             except DocumentError as exc:
                 raise InvalidRequest(str(exc), param="veriproxy.documents") from exc
+            ctx.state.document_links = document_links(options.documents)
             return await self._inject(request, ctx, evidence)
         retrieve = options.retrieve if options.retrieve is not None else self._settings.enabled
         if not retrieve or self._retriever is None:

@@ -29,7 +29,7 @@ from enum import StrEnum
 from typing import Any
 
 from proxy.verification.shapes import ANSWER_FIELDS, UNREAD_FIELDS, content_text, unknown_fields
-from verifiers import SentenceAnnotation
+from verifiers import SentenceAnnotation, StrippedQuote
 
 SEPARATOR = "\n\n"  # the segmenter always splits here, so no sentence spans two values
 PMID_PREFIX = "PMID "
@@ -84,6 +84,9 @@ class AnswerTexts:
     parts: tuple[Part, ...] = ()
     unverifiable: tuple[Unverifiable, ...] = ()
     notes: tuple[str, ...] = ()
+    # Quotes taken out of the plain-text content (``quotes_in_text: strip``), at the offsets of
+    # their bare brackets in :attr:`text` (the content is its first part).
+    quotes: tuple[StrippedQuote, ...] = ()
 
     @property
     def text(self) -> str:

@@ -22,11 +22,13 @@ from contextlib import aclosing
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from proxy.settings.retrieval import QuoteDisplay
 from proxy.streaming import StreamChunk
 from proxy.verification import render
 from proxy.verification.answers import AnswerTexts, Unverifiable, UnverifiedReason
 from proxy.verification.completion import choice_texts
 from proxy.verification.logprobs import token_entries
+from proxy.verification.quotes import strip_entry
 from proxy.verification.redact import enforce_on_choice
 from proxy.verification.session import Outcome, VerificationSession
 from proxy.verification.shapes import (
@@ -103,13 +105,15 @@ class _Others:
                 yield StreamChunk.from_data({**data, "choices": first})  # type: ignore[dict-item]
         self.complete = True
 
-    async def release(self, new_session: NewSession, record: Record, gate: bool) -> list[Any]:
+    async def release(
+        self, new_session: NewSession, record: Record, gate: bool, quotes: QuoteDisplay
+    ) -> list[Any]:
         out: list[StreamChunk] = []
         for index in sorted(self.choices):
             choice = self.choices.pop(index)
             session = new_session(index, gate)
-            outcome, shown_entry, report = await self._verify(choice, session)
-            record(outcome, "".join(choice.text))
+            outcome, shown_entry, report, text = await self._verify(choice, session, quotes)
+            record(outcome, text)
             out.extend(self._chunks(choice, shown_entry, report, outcome))
         return out
 
@@ -120,14 +124,18 @@ class _Others:
             record(new_session(index, gate).stop(reason), "".join(choice.text))
 
     async def _verify(
-        self, choice: _Choice, session: VerificationSession
-    ) -> tuple[Outcome, Mapping[str, Any], ResponseReport]:
-        entry = choice.entry()
+        self, choice: _Choice, session: VerificationSession, quotes: QuoteDisplay
+    ) -> tuple[Outcome, Mapping[str, Any], ResponseReport, str]:
+        """The choice's outcome, the choice as the client may get it, its report and the text
+        verified (quotes stripped, as the client reads it)."""
+        entry: Any = choice.entry()
         if not self.complete:
             outcome = session.stop(f"the stream stopped before choice {choice.index} was complete")
             texts = AnswerTexts()
         else:
-            texts = choice_texts(ChoiceShape(choice.index, entry["message"]), json_content=False)
+            entry, taken = strip_entry(entry, quotes, json_content=False)
+            shape = ChoiceShape(choice.index, entry["message"])
+            texts = replace(choice_texts(shape, json_content=False), quotes=taken)
             gaps = tuple(
                 Unverifiable(UnverifiedReason.UNSUPPORTED_SHAPE, r)
                 for r in dict.fromkeys(choice.reasons)
@@ -136,7 +144,7 @@ class _Others:
             outcome = await session.verify(texts)
         shown, report = enforce_on_choice(entry, choice.index, outcome, session, texts)
         assert isinstance(shown, Mapping)  # ``entry`` is an object, so is what comes back
-        return outcome, shown, report
+        return outcome, shown, report, texts.text or "".join(choice.text)
 
     def _chunks(
         self, choice: _Choice, shown: Mapping[str, Any], report: ResponseReport, outcome: Outcome
@@ -144,11 +152,10 @@ class _Others:
         index = choice.index
         blocked = shown.get("finish_reason") == "content_filter"
         message = shown["message"]
-        out = [
-            self._chunk(
-                index, {"role": "assistant", "content": message["content"]}, shown.get("logprobs")
-            )
-        ]
+        delta = {"role": "assistant", "content": message["content"]}
+        if message.get("annotations"):
+            delta["annotations"] = message["annotations"]
+        out = [self._chunk(index, delta, shown.get("logprobs"))]
         out.extend(self._chunk(index, {}, verification=_sentence(s)) for s in report.sentences)
         out.append(self._chunk(index, {}, verification={"type": "report", **to_json(report)}))
         finish = "content_filter" if blocked else render.finish_reason(choice.finish)
@@ -196,9 +203,11 @@ async def with_other_choices(
     record: Record,
     *,
     gate: bool,
+    quotes: QuoteDisplay = QuoteDisplay.STRIP,
 ) -> AsyncIterator[StreamChunk]:
     """``first_choice`` (the policy's stream mode) on choice 0; the other choices after it,
-    verified; the upstream's usage chunk last."""
+    verified (``quotes``: what the client reads of a quoted citation); the upstream's usage
+    chunk last."""
     others = _Others()
     usage: list[StreamChunk] = []
     reason = "the client went away before the choice was verified"
@@ -210,7 +219,7 @@ async def with_other_choices(
                     usage.append(chunk)  # after the other choices
                     continue
                 yield chunk
-        for chunk in await others.release(new_session, record, gate):
+        for chunk in await others.release(new_session, record, gate, quotes):
             yield chunk
         for chunk in usage:
             yield chunk

@@ -2,19 +2,21 @@
 
 These read choice 0; every other choice is taken out of the stream and verified by
 :mod:`proxy.verification.choices`.
-Annotation and report chunks carry an empty delta, so a naive
-``chunk.choices[0].delta.content`` loop and the official SDK both keep working; the payload
-sits in a top-level ``verification`` field with a ``type`` of ``sentence`` or ``report``.
+Annotation and report chunks carry no content, so a naive ``chunk.choices[0].delta.content``
+loop and the official SDK both keep working; the payload sits in a top-level ``verification``
+field with a ``type`` of ``sentence`` or ``report``, and the answer's citations in the report
+chunk's ``delta.annotations`` (OpenAI's place for them in a stream).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from proxy.streaming import StreamChunk
 from proxy.verification import render
+from proxy.verification.shapes import strict_index
 from verifiers import ResponseReport, SentenceAnnotation, to_json
 from verifiers.schema import STREAM_TYPES
 
@@ -83,8 +85,15 @@ def sentence_chunk(template: Mapping[str, Any], sentence: SentenceAnnotation) ->
     )
 
 
-def report_chunk(template: Mapping[str, Any], report: ResponseReport) -> StreamChunk:
-    return _chunk(template, {}, None, {"type": STREAM_TYPES[ResponseReport], **to_json(report)})
+def report_chunk(
+    template: Mapping[str, Any],
+    report: ResponseReport,
+    annotations: Sequence[Mapping[str, Any]] = (),
+) -> StreamChunk:
+    """The report; its delta holds the ``url_citation`` annotations of the text shown, when
+    there are any (:mod:`proxy.verification.annotations`), and is empty otherwise."""
+    delta = {"annotations": [dict(a) for a in annotations]} if annotations else {}
+    return _chunk(template, delta, None, {"type": STREAM_TYPES[ResponseReport], **to_json(report)})
 
 
 def split_tail(data: Mapping[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
@@ -108,6 +117,22 @@ def split_tail(data: Mapping[str, Any]) -> tuple[dict[str, Any] | None, dict[str
         now["usage"] = None
     held = {**data, "choices": [{"index": 0, "delta": {}, "finish_reason": reason}]}
     return now, held
+
+
+def with_content(data: Mapping[str, Any], text: str) -> dict[str, Any]:
+    """A chunk with choice 0's text replaced by ``text`` (quotes stripped) and its token
+    log-probabilities dropped (they spell the words as the model wrote them)."""
+    choices = []
+    first = True
+    for choice in data.get("choices") or ():
+        if isinstance(choice, Mapping) and strict_index(choice.get("index")) == 0:
+            delta = choice.get("delta")
+            content = text if first else ""
+            first = False
+            delta = {**delta, "content": content} if isinstance(delta, Mapping) else delta
+            choice = {**choice, "delta": delta, "logprobs": None}
+        choices.append(choice)
+    return {**data, "choices": choices}
 
 
 def with_finish(data: Mapping[str, Any], reason: str) -> dict[str, Any]:

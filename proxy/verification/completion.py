@@ -20,8 +20,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from proxy.settings.retrieval import QuoteDisplay
 from proxy.verification import render
 from proxy.verification.answers import AnswerTexts, Unverifiable, UnverifiedReason, answer_texts
+from proxy.verification.quotes import strip_entry
 from proxy.verification.redact import enforce_on_choice
 from proxy.verification.session import Outcome, VerificationSession
 from proxy.verification.shapes import NO_TEXT, ChoiceShape, choice_shapes
@@ -49,8 +51,15 @@ class VerifiedCompletion:
 
 
 async def verify_completion(
-    completion: Mapping[str, Any], new_session: NewSession, record: Record, *, json_content: bool
+    completion: Mapping[str, Any],
+    new_session: NewSession,
+    record: Record,
+    *,
+    json_content: bool,
+    quotes: QuoteDisplay = QuoteDisplay.STRIP,
 ) -> VerifiedCompletion:
+    """Every choice verified and enforced; ``quotes``: what the client reads of a quoted
+    citation (:mod:`proxy.verification.quotes`)."""
     upstream = completion.get("choices")
     entries: list[object] = list(upstream) if isinstance(upstream, list) else []
     choices: list[object] = []
@@ -60,10 +69,13 @@ async def verify_completion(
     for position, shape in enumerate(choice_shapes(completion)):
         session = new_session(shape.index)
         first = first or session
-        texts = choice_texts(shape, json_content=json_content)
+        entry = entries[position] if position < len(entries) else None
+        entry, taken = strip_entry(entry, quotes, json_content=json_content)
+        if taken and isinstance(entry, Mapping):
+            shape = replace(shape, message=entry["message"])
+        texts = replace(choice_texts(shape, json_content=json_content), quotes=taken)
         outcome = await session.verify(texts)
         record(outcome, texts.text)
-        entry = entries[position] if position < len(entries) else None
         choice, report = enforce_on_choice(
             entry, shape.index, outcome, session, texts, json_content=json_content
         )

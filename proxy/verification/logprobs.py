@@ -82,6 +82,11 @@ class TokenLog:
             self._entries.append((start, end, entry))
             start = end
 
+    def skip(self, text: str) -> None:
+        """Text with no token entries to go with it (quotes stripped: the entries spell the
+        words as the model wrote them)."""
+        self._length += len(text)
+
     def release(self, end: int) -> list[Mapping[str, Any]]:
         """The entries wholly inside the text up to ``end``, which is shown as written."""
         taken = [entry for _, stop, entry in self._entries if stop <= end]

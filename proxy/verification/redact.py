@@ -9,7 +9,9 @@ Redacted: each redacted sentence's text is replaced by its message, the rest of 
 kept; in a JSON answer or tool-call arguments the replacement happens inside the string value,
 so the JSON stays valid (:func:`~proxy.verification.answers.redact_message`). A blocked answer
 keeps no tool calls. The client's ``verification`` report withholds the words of every
-sentence it was not shown; the audit log keeps them. Token ``logprobs`` go with the words: a
+sentence it was not shown; the audit log keeps them. The message's ``annotations`` hold the
+citations of the sentences it shows as written, indexed into the content it holds
+(:mod:`proxy.verification.annotations`). Token ``logprobs`` go with the words: a
 blocked choice has none, and a redacted sentence's entries are dropped
 (:mod:`proxy.verification.logprobs`).
 """
@@ -17,8 +19,10 @@ blocked choice has none, and a redacted sentence's entries are dropped
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from proxy.verification import render
+from proxy.verification.annotations import answer_citations
 from proxy.verification.answers import AnswerTexts, redact_message
 from proxy.verification.logprobs import shown_only
 from proxy.verification.session import Outcome, VerificationSession
@@ -68,10 +72,16 @@ def enforce_on_choice(
     spans = (
         None if any(s.path is not None for s in redacted) else [(s.start, s.end) for s in redacted]
     )
+    rendered: dict[str, Any] = render.message(source, unread=True)
+    report = session.client_report(outcome.report, shown)
+    replaced = [(s.start, s.end, session.message_for(s) or "") for s in redacted if s.path is None]
+    citations = answer_citations(report.sentences, session.links, replaced)
+    if citations:
+        rendered["annotations"] = [c.chat() for c in citations]
     out = {
         "index": index,
-        "message": render.message(source, unread=True),
+        "message": rendered,
         "logprobs": shown_only(entry.get("logprobs"), answer, spans),
         "finish_reason": render.finish_reason(entry.get("finish_reason")),
     }
-    return out, session.client_report(outcome.report, shown)
+    return out, report

@@ -42,9 +42,11 @@ from proxy.errors import ProxyError
 from proxy.extensions import RequestContext
 from proxy.metrics import Metrics
 from proxy.protocol import ChatRequest
+from proxy.settings.retrieval import QuoteDisplay
 from proxy.settings.verification import VerificationSettings
 from proxy.state.reports import ReportStore
 from proxy.streaming import StreamChunk
+from proxy.verification.annotations import citation_links
 from proxy.verification.choices import with_other_choices
 from proxy.verification.completion import verify_completion
 from proxy.verification.judge import JudgeResources
@@ -76,8 +78,10 @@ class VerificationService:
         verifier: Verifier | None = None,
         reports: ReportStore | None = None,
         judge: JudgeResources | None = None,
+        quotes_in_text: QuoteDisplay = QuoteDisplay.STRIP,
     ) -> None:
         self._settings = settings
+        self._quotes = quotes_in_text  # retrieval.citations.quotes_in_text
         self._judge = judge
         self._reports = reports
         self._policies = policies
@@ -120,7 +124,7 @@ class VerificationService:
             return chunks
         gate = session.policy.stream_mode is StreamMode.GATE
         mode = gate_stream if gate else annotate_stream
-        shape = StreamShape(json_content=ctx.state.json_answer)
+        shape = StreamShape(json_content=ctx.state.json_answer, quotes=self._quotes)
 
         def record(outcome: Outcome, answer: str) -> None:
             self._record(outcome, ctx, answer)
@@ -136,6 +140,7 @@ class VerificationService:
             other_session,
             record,
             gate=gate,
+            quotes=self._quotes,
         )
         if self._reports is not None:
             stream = _storing(stream, self._reports, ctx)
@@ -165,6 +170,7 @@ class VerificationService:
             new_session,
             lambda outcome, answer: self._record(outcome, ctx, answer),
             json_content=ctx.state.json_answer,
+            quotes=self._quotes,
         )
         ctx.state.response_headers.update(verified.headers)
         out = verified.body
@@ -298,6 +304,7 @@ class VerificationService:
             notes=_evidence_notes(ctx, evidence),
             choice=choice,
             escalation=self._escalation(policy, ctx.tenant, evidence),
+            links=citation_links(evidence, ctx.state.document_links),
         )
 
     def _escalation(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Container, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import TypeVar
@@ -26,6 +26,7 @@ from policies import (
     decide_and_apply,
     decide_sentence,
 )
+from proxy.verification.annotations import Link
 from proxy.verification.answers import AnswerTexts
 from proxy.verification.escalation import BackgroundEscalation
 from verifiers import (
@@ -36,6 +37,7 @@ from verifiers import (
     ReportStatus,
     ResponseReport,
     SentenceAnnotation,
+    StrippedQuote,
     Verifier,
 )
 from verifiers.judge import EscalationRun
@@ -71,8 +73,11 @@ class VerificationSession:
         notes: tuple[str, ...] = (),
         choice: int = 0,
         escalation: EscalationRun | None = None,
+        links: Mapping[str, Link] | None = None,
     ) -> None:
         self.policy = policy
+        # Where each evidence id's citations link to (the ``url_citation`` annotations).
+        self.links: Mapping[str, Link] = links or {}
         self.choice = choice  # which choice of the completion this session verifies
         self.evidence = tuple(evidence)
         self.error: str | None = None
@@ -92,11 +97,15 @@ class VerificationSession:
         self._judge = BackgroundEscalation(escalation) if escalation is not None else None
         self._held: list[SentenceAnnotation] = []  # gate mode: verified, not yet released
 
-    async def feed(self, delta: str) -> list[SentenceAnnotation]:
-        """Annotations, policy decision applied, of the sentences ``delta`` completed."""
+    async def feed(
+        self, delta: str, quotes: Sequence[StrippedQuote] = ()
+    ) -> list[SentenceAnnotation]:
+        """Annotations, policy decision applied, of the sentences ``delta`` completed.
+        ``quotes``: those taken out of ``delta`` (offsets into the whole answer), judged with
+        their citations."""
         if self.error is not None or not delta:
             return []
-        done = await self._call(self._stream.feed, delta)
+        done = await self._call(partial(self._stream.feed, quotes=tuple(quotes)), delta)
         if done is None:
             return []
         if self._judge is not None and self.policy.stream_mode is StreamMode.GATE:
@@ -136,7 +145,8 @@ class VerificationSession:
     async def verify(self, answer: AnswerTexts) -> Outcome:
         """Verify a whole (non-streamed) answer: its sentences carry their JSON path when the
         answer is structured, and what could not be read makes the report ``unverified``."""
-        report = await self._call(self._verify_whole, answer.text, self.evidence)
+        verify = partial(self._verify_whole, quotes=answer.quotes)
+        report = await self._call(verify, answer.text, self.evidence)
         if report is None:
             return self._conclude(self._so_far())
         report = replace(report, sentences=tuple(answer.locate(report.sentences)))

@@ -45,8 +45,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from proxy.errors import ProxyError
+from proxy.settings.retrieval import QuoteDisplay
 from proxy.streaming import StreamChunk
 from proxy.verification import render
+from proxy.verification.annotations import StreamCitations
 from proxy.verification.answers import (
     AnswerTexts,
     Unverifiable,
@@ -67,12 +69,14 @@ from proxy.verification.chunks import (
     template_of,
     tool_calls_chunk,
     usage_chunk,
+    with_content,
     with_finish,
 )
 from proxy.verification.logprobs import TokenLog, with_token_entries
+from proxy.verification.quotes import StreamQuotes
 from proxy.verification.session import Outcome, VerificationSession
 from proxy.verification.shapes import CONTENT_FILTER, streamed_choices
-from verifiers import Action, ResponseReport, SentenceAnnotation
+from verifiers import Action, ResponseReport, SentenceAnnotation, StrippedQuote
 
 CLIENT_GONE = "the client went away before verification finished"
 Finished = Callable[[Outcome, str], None]  # called once with the outcome and the full answer
@@ -82,9 +86,22 @@ MAX_BACKLOG_CHARS = 32_768
 
 @dataclass(frozen=True, slots=True)
 class StreamShape:
-    """What the request asked for: ``json_content`` -- the answer's content is JSON."""
+    """What the request asked for: ``json_content`` -- the answer's content is JSON; and what
+    the client reads of a quoted citation (``quotes``, :mod:`proxy.verification.quotes`)."""
 
     json_content: bool = False
+    quotes: QuoteDisplay = QuoteDisplay.STRIP
+
+
+@dataclass(frozen=True, slots=True)
+class _Text:
+    """Choice 0's text in one chunk, as the client reads it, and its token log-probabilities;
+    ``spelled``: False when the stripper held or rewrote any of it (the tokens then spell
+    words the client does not read as written, and go nowhere)."""
+
+    text: str
+    logprobs: object = None
+    spelled: bool = True
 
 
 def failure_reason(exc: ProxyError) -> str:
@@ -107,12 +124,15 @@ class _Held:
         self.finish_reason: str | None = None
         self.usage: dict[str, Any] | None = None
         self.tail: list[dict[str, Any]] = []  # annotate mode: the upstream's own closing chunks
+        self._stripper = StreamQuotes(shape.quotes)
+        self._quotes: list[StrippedQuote] = []  # taken out, not yet handed to the verifier
 
-    def read(self, data: Mapping[str, Any]) -> list[tuple[str, object]]:
+    def read(self, data: Mapping[str, Any]) -> list[_Text]:
         """Read a chunk strictly: the text deltas of choice 0 (for the sentence stream), each
-        with its logprobs. Every other entry here has an index that is not an integer (those
-        with one were taken out by :mod:`proxy.verification.choices`): it is not read."""
-        out: list[tuple[str, object]] = []
+        with its logprobs, quotes taken out. Every other entry here has an index that is not
+        an integer (those with one were taken out by :mod:`proxy.verification.choices`): it is
+        not read."""
+        out: list[_Text] = []
         for choice in streamed_choices(data):
             self.reasons.extend(choice.reasons)
             if choice.index != 0:
@@ -127,17 +147,41 @@ class _Held:
             for name, value in choice.unread:
                 self.unread.setdefault(name, []).append(value)
             self.finish_reason = choice.finish or self.finish_reason
-            out.append((text, choice.logprobs))
+            out.append(self._visible(text, choice.logprobs))
         self.usage = render.usage(data.get("usage")) or self.usage
         return out
 
+    def _visible(self, text: str, logprobs: object) -> _Text:
+        if not text:
+            return _Text(text, logprobs)
+        stripped = self._stripper.feed(text)
+        self._quotes.extend(stripped.quotes)
+        if stripped.text == text:
+            return _Text(text, logprobs)
+        return _Text(stripped.text, None, spelled=False)
+
+    def flush(self) -> str:
+        """The end of choice 0's text: what the quote stripper still held, released."""
+        rest = self._stripper.flush()
+        self._quotes.extend(rest.quotes)
+        return rest.text
+
+    def take_quotes(self) -> tuple[StrippedQuote, ...]:
+        """The quotes taken out of the text read since the last call (for the verifier)."""
+        taken, self._quotes = tuple(self._quotes), []
+        return taken
+
     def collect(self, data: Mapping[str, Any]) -> tuple[str, dict[str, Any] | None]:
         """Annotate mode: read the chunk and hold its tail; returns the chunk's text delta and
-        what of the chunk goes on at once (annotate delivers as it streams)."""
-        delta = "".join(text for text, _ in self.read(data))
+        what of the chunk goes on at once (annotate delivers as it streams), its text as the
+        client reads it."""
+        texts = self.read(data)
+        delta = "".join(t.text for t in texts)
         now, held = split_tail(data)
         if held is not None:
             self.tail.append(held)
+        if now is not None and not all(t.spelled for t in texts):
+            now = with_content(now, delta)
         return delta, now
 
     def _add_call(self, fragment: Mapping[str, Any]) -> None:
@@ -221,6 +265,7 @@ async def annotate_stream(
     answer: list[str] = []
     held = _Held(shape)
     worker = _Background(session)
+    citing = StreamCitations(session.links)
     outcome: Outcome | None = None
     try:
         async for chunk in chunks:
@@ -235,17 +280,21 @@ async def annotate_stream(
                 yield chunk if now == data else StreamChunk.from_data(now)
             if delta:
                 answer.append(delta)
-                worker.push(delta)
+                worker.push(delta, held.take_quotes())
                 if worker.backlog > MAX_BACKLOG_CHARS:
                     await worker.caught_up()
-            out_chunks, outcome = _annotated(template, session, held, worker.take())
+            out_chunks, outcome = _annotated(template, session, held, citing, worker.take())
             for out in out_chunks:
                 yield out
             if outcome is not None:
                 return
+        if rest_text := held.flush():  # a bracket that never closed
+            answer.append(rest_text)
+            worker.push(rest_text, held.take_quotes())
+            yield content_chunk(template, rest_text)
         # The upstream may finish before verification does: a block found now is enforced
         # here all the same (its finish chunk is still held), not only recorded.
-        out_chunks, outcome = _annotated(template, session, held, await worker.drain())
+        out_chunks, outcome = _annotated(template, session, held, citing, await worker.drain())
         for out in out_chunks:
             yield out
         if outcome is not None:
@@ -254,8 +303,9 @@ async def annotate_stream(
         if answer or held.json or held.calls:
             outcome = session.delivered(outcome)
         for sentence in rest:
+            citing.add(sentence, sentence.start)
             yield sentence_chunk(template, sentence)
-        yield report_chunk(template, outcome.report)
+        yield report_chunk(template, outcome.report, citing.chat())
         for out in held.finish(template, outcome):
             yield out
     except ProxyError as exc:
@@ -295,19 +345,24 @@ async def gate_stream(
             if not template:
                 template = template_of(data)
             had_role = held.role
-            deltas = held.read(data)
+            texts = held.read(data)
             if held.role and not had_role:
                 yield role_chunk(template)
-            for delta, logprobs in deltas:
-                gate.extend(delta, logprobs)
-            for sentence in await session.feed("".join(d for d, _ in deltas)):
-                if session.enforced(sentence) is Action.BLOCK:
-                    outcome = session.stop()
-                    for out in gate.blocked(template, outcome, [sentence], held):
-                        yield out
-                    return
-                for out in gate.release(template, sentence):
-                    yield out
+            for text in texts:
+                gate.extend(text)
+            delta = "".join(t.text for t in texts)
+            out_chunks, outcome = await gate.feed(template, delta, held)
+            for out in out_chunks:
+                yield out
+            if outcome is not None:
+                return
+        rest_text = held.flush()  # a bracket that never closed
+        gate.extend(_Text(rest_text, spelled=False))
+        out_chunks, outcome = await gate.feed(template, rest_text, held)
+        for out in out_chunks:
+            yield out
+        if outcome is not None:
+            return
         structured = held.texts()
         rest_sentences, outcome = await session.finish(structured)
         if outcome.decision.enforced_action is Action.BLOCK:
@@ -327,7 +382,8 @@ async def gate_stream(
                 yield out
         if unread := held.unread_delta():
             yield delta_chunk(template, unread)
-        yield report_chunk(template, session.client_report(outcome.report, gate.shown))
+        report = session.client_report(outcome.report, gate.shown)
+        yield report_chunk(template, report, gate.citations())
         for out in held.rendered_finish(template):
             yield out
     except ProxyError as exc:
@@ -356,7 +412,7 @@ def _release_structured(
         out.append(content_chunk(template, message["content"]))
     if message.get("tool_calls"):
         out.append(tool_calls_chunk(template, message["tool_calls"]))
-    for s in located:
+    for s in located:  # inside JSON: no url_citation (its offsets are not into the content)
         if s in redacted:
             out.append(sentence_chunk(template, session.withhold(s)))
         else:
@@ -373,15 +429,34 @@ class _Gate:
         self._session = session
         self.answer = ""
         self._released = 0
+        self._shift = 0  # the client's text is this much longer than the answer released
         self._tokens = TokenLog()
+        self._citing = StreamCitations(session.links)  # of the sentences shown as written
         self.shown: set[int] = set()
 
-    def extend(self, delta: str, logprobs: object = None) -> None:
-        self.answer += delta
-        self._tokens.add(logprobs, delta)
+    def extend(self, text: _Text) -> None:
+        self.answer += text.text
+        if text.spelled:
+            self._tokens.add(text.logprobs, text.text)
+        else:
+            self._tokens.skip(text.text)
+
+    async def feed(
+        self, template: Mapping[str, Any], delta: str, held: _Held
+    ) -> tuple[list[StreamChunk], Outcome | None]:
+        """Verify ``delta`` (with the quotes taken out of it) and release the sentences it
+        completed; a block ends the answer there, and its outcome is returned."""
+        out: list[StreamChunk] = []
+        for sentence in await self._session.feed(delta, held.take_quotes()):
+            if self._session.enforced(sentence) is Action.BLOCK:
+                outcome = self._session.stop()
+                return [*out, *self.blocked(template, outcome, [sentence], held)], outcome
+            out += self.release(template, sentence)
+        return out, None
 
     def release(self, template: Mapping[str, Any], s: SentenceAnnotation) -> list[StreamChunk]:
         gap = self.answer[self._released : s.start]  # usually the space between sentences
+        offset = s.start + self._shift  # where the sentence starts in the client's text
         if self._session.enforced(s) is Action.REDACT:
             text = gap + (self._session.message_for(s) or "")
             tokens = self._tokens.release(s.start)
@@ -391,10 +466,15 @@ class _Gate:
             text = gap + self.answer[s.start : s.end]
             tokens = self._tokens.release(s.end)
             self.shown.add(s.index)
+            self._citing.add(s, offset)
+        self._shift += len(text) - (s.end - self._released)
         self._released = s.end
         out = [with_token_entries(content_chunk(template, text), tokens)] if text else []
         out.append(sentence_chunk(template, s))
         return out
+
+    def citations(self) -> list[dict[str, Any]]:
+        return self._citing.chat()
 
     def blocked(
         self,
@@ -408,7 +488,7 @@ class _Gate:
         out = [sentence_chunk(template, self._session.withhold(s)) for s in unreleased]
         report = self._session.client_report(outcome.report, self.shown)
         separator = "\n\n" if self._released else ""
-        return [*out, *_blocked(template, outcome, separator, report, held)]
+        return [*out, *_blocked(template, outcome, separator, report, held, self.citations())]
 
     def remainder(self, template: Mapping[str, Any]) -> StreamChunk | None:
         """The text after the last sentence (it holds none), with its logprobs."""
@@ -425,11 +505,13 @@ class _Background:
     def __init__(self, session: VerificationSession) -> None:
         self._session = session
         self._pending = ""
+        self._quotes: list[StrippedQuote] = []
         self._ready: list[SentenceAnnotation] = []
         self._task: asyncio.Task[None] | None = None
 
-    def push(self, delta: str) -> None:
+    def push(self, delta: str, quotes: Sequence[StrippedQuote] = ()) -> None:
         self._pending += delta
+        self._quotes.extend(quotes)
         if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._run())
 
@@ -458,9 +540,10 @@ class _Background:
     async def _run(self) -> None:
         while self._pending:
             text, self._pending = self._pending, ""
+            quotes, self._quotes = tuple(self._quotes), []
             # Await first: ``self._ready.extend(await ...)`` would bind the list that a
             # ``take()`` during the await hands out, and those sentences would be lost.
-            done = await self._session.feed(text)
+            done = await self._session.feed(text, quotes)
             self._ready.extend(done)
 
 
@@ -468,6 +551,7 @@ def _annotated(
     template: Mapping[str, Any],
     session: VerificationSession,
     held: _Held,
+    citing: StreamCitations,
     sentences: Sequence[SentenceAnnotation],
 ) -> tuple[list[StreamChunk], Outcome | None]:
     """Annotate mode: the annotation chunks of verified sentences, up to the first the policy
@@ -476,10 +560,13 @@ def _annotated(
     happened: ``flagged`` with ``delivered_before_block``, never ``blocked``."""
     out: list[StreamChunk] = []
     for sentence in sentences:
+        # The client's text is the answer as verified (annotate mode changes none of it).
+        citing.add(sentence, sentence.start)
         out.append(sentence_chunk(template, sentence))
         if session.enforced(sentence) is Action.BLOCK:
             outcome = session.delivered(session.stop())
-            return [*out, *_blocked(template, outcome, "\n\n", outcome.report, held)], outcome
+            blocked = _blocked(template, outcome, "\n\n", outcome.report, held, citing.chat())
+            return [*out, *blocked], outcome
     return out, None
 
 
@@ -489,8 +576,10 @@ def _blocked(
     separator: str,
     report: ResponseReport,
     held: _Held,
+    annotations: Sequence[Mapping[str, Any]],
 ) -> list[StreamChunk]:
-    """The block message, the client's report, ``finish_reason: "content_filter"`` and the
+    """The block message, the client's report (with the citations of the text shown),
+    ``finish_reason: "content_filter"`` and the
     upstream's usage counts when it sent them (a block found before its end cancels it: no
     counts, none sent). A JSON answer gets no message text (it would break the JSON the client
     is parsing), only a dialect's refusal (see
@@ -500,7 +589,7 @@ def _blocked(
     out: list[StreamChunk] = []
     if message:
         out.append(block_message_chunk(template, separator, message, json_content=json_content))
-    out.append(report_chunk(template, report))
+    out.append(report_chunk(template, report, annotations))
     out.append(finish_chunk(template, CONTENT_FILTER))
     if held.usage is not None:
         out.append(usage_chunk(template, held.usage))

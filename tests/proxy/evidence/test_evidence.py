@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from proxy.errors import InvalidRequest
-from proxy.evidence.documents import DocumentError, client_documents
+from proxy.evidence.documents import DocumentError, client_documents, document_links
 from proxy.evidence.inject import estimate_tokens, format_evidence, inject
 from proxy.evidence.preparer import EvidencePreparer
 from proxy.evidence.query import build_query
@@ -147,6 +147,24 @@ def test_client_documents() -> None:
         client_documents([{"title": "no text"}])
     with pytest.raises(DocumentError, match="document 2"):
         client_documents(["ok", 42])
+
+
+def test_a_document_links_to_its_url_or_to_pubmed_by_its_pmid_only() -> None:
+    raw = [
+        "Plain text.",
+        {"id": "abc", "text": "Own id."},
+        {"pmid": "12345678", "text": "Real PMID."},
+        {"id": "77", "pmid": "12345678", "text": "Labelled 77, a PubMed record."},
+        {"id": "abc", "url": "https://example.org/abc", "text": "Linked."},
+    ]
+    assert [d.pmid for d in client_documents(raw)] == ["1", "2", "12345678", "77", "5"]
+    assert document_links(raw) == {
+        "12345678": "https://pubmed.ncbi.nlm.nih.gov/12345678/",
+        "77": "https://pubmed.ncbi.nlm.nih.gov/12345678/",
+        "5": "https://example.org/abc",
+    }
+    with pytest.raises(DocumentError, match="document 1: 'url' must be an http"):
+        client_documents([{"text": "words", "url": "javascript:alert(1)"}])
 
 
 @pytest.fixture(scope="module")
