@@ -197,13 +197,15 @@ class VerificationSession:
     def withhold(self, sentence: SentenceAnnotation) -> SentenceAnnotation:
         """A sentence as a client may see it once the policy kept its words back (redacted,
         blocked, or never released): verdict, evidence and rules stay; its text becomes the
-        policy's message, and its citations (their raw text and the PMIDs it named), claim
+        policy's message, and its citations (their raw text and the PMIDs it named), its
+        quotes and their checks (the words the model quoted, a misquote's difference), claim
         texts, check details and quoted words in harm reasons go. Only the audit log keeps
         them."""
         return replace(
             sentence,
             text=self.message_for(sentence) or "",
             citations=(),
+            quotes=(),
             claims=tuple(
                 replace(
                     c,

@@ -303,3 +303,22 @@ def test_only_documents_with_a_link_get_url_citations(
     assert annotation.url_citation.url == "https://intranet.example/ward-guide-7"
     emulator.emulator.reply = f"{CLAIM} [PMID:99999999]."  # not in the evidence: no link
     assert _chat(stripping).choices[0].message.annotations is None
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+def test_a_withheld_misquote_leaves_no_word_of_its_quote(
+    stripping: RunningProxy, emulator: RunningEmulator, stream: bool
+) -> None:
+    """clinical-strict redacts a misquote: the quote the model wrote ("54%") is withheld with
+    its sentence, from the text, the annotations and the report's quote checks alike."""
+    emulator.emulator.reply = f"{MISQUOTED} It was a randomised trial [PMID:{PMID}]."
+    client = sdk_client(stripping.base_url)
+    raw = client.chat.completions.with_raw_response.create(
+        model="gpt-x",
+        messages=QUESTION,  # type: ignore[arg-type]
+        extra_body=_options("clinical-strict"),
+        stream=stream,
+    )
+    received = raw.http_response.read().decode()
+    assert "54%" not in received and MISQUOTE not in received
+    assert "It was a randomised trial" in received  # the rest of the answer was shown
