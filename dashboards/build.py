@@ -345,6 +345,22 @@ def quality(grid: Layout) -> None:
         12,
         8,
     )
+    grid.add(
+        timeseries(
+            "Quoted citations / s by what the quote check found",
+            "found: the quoted words are in the abstract cited (the sentence was judged against "
+            "them); misquote: in no abstract given; other_abstract: in another one.",
+            [
+                (
+                    summed("status", "veriproxy_quoted_citations_total", BY_MODEL_TENANT),
+                    "{{status}}",
+                )
+            ],
+            stacked=True,
+        ),
+        12,
+        8,
+    )
 
 
 def measured_precision(scope: str, bound: str) -> str:

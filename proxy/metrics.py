@@ -32,6 +32,7 @@ from the review store after every label: precision of ``verified`` responses and
 from __future__ import annotations
 
 import os
+from collections import Counter as Counter_
 from collections.abc import Iterable, Mapping
 from itertools import product
 from re import Pattern
@@ -141,6 +142,12 @@ class Metrics:
             "veriproxy_fabricated_citations_total",
             "Citations of PMIDs that were not in the evidence.",
             ["model", "tenant"],
+            registry=r,
+        )
+        self.quoted_citations = Counter(
+            "veriproxy_quoted_citations_total",
+            "Quoted citations by what the quote check found: found, misquote, other_abstract.",
+            ["status", "model", "tenant"],
             registry=r,
         )
         self.risk = Histogram(
@@ -337,10 +344,14 @@ class Metrics:
     def observe_report(self, report: ResponseReport, model: str, tenant: str) -> None:
         """Count a final report; ``model`` and ``tenant`` must already be bounded labels."""
         fabricated = 0
+        quotes: Counter_[str] = Counter_()  # (prometheus_client names its own Counter)
         for sentence in report.sentences:
             harm = str(min(5, max(1, sentence.harm)))
             self.sentences.labels(sentence.verdict.value, harm, model, tenant).inc()
             fabricated += sum(1 for c in sentence.citations if not c.valid)
+            quotes.update(q.status.value for q in sentence.quotes)
+        for status, count in quotes.items():
+            self.quoted_citations.labels(status, model, tenant).inc(count)
         outcome = report.status.value if report.status in ReportStatus else OTHER
         self.responses.labels(outcome, report.policy or "none", model, tenant).inc()
         self.fabricated_citations.labels(model, tenant).inc(fabricated)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import httpx
@@ -28,7 +29,7 @@ from proxy.metrics import (
 from proxy.testing.server_thread import RunningEmulator
 from tests.conftest import ProxyFactory
 from tests.proxy.report_factory import report, sentence
-from verifiers import ReportStatus, Verdict
+from verifiers import QuoteCheck, QuoteStatus, ReportStatus, Verdict
 
 PROXY = Path(__file__).resolve().parents[2] / "proxy"
 
@@ -50,8 +51,17 @@ def value(metrics: Metrics, name: str, **labels: str) -> float:
 
 REPORT = report(
     (
-        sentence(0, Verdict.SUPPORTED, 3, cited=(("1", True),)),
-        sentence(1, Verdict.CONTRADICTED, 5, cited=(("2", True),)),
+        replace(
+            sentence(0, Verdict.SUPPORTED, 3, cited=(("1", True),)),
+            quotes=(QuoteCheck("1", "words", QuoteStatus.FOUND),),
+        ),
+        replace(
+            sentence(1, Verdict.CONTRADICTED, 5, cited=(("2", True),)),
+            quotes=(
+                QuoteCheck("2", "other words", QuoteStatus.MISQUOTE),
+                QuoteCheck("2", "more words", QuoteStatus.MISQUOTE),
+            ),
+        ),
         sentence(2, Verdict.INVALID_CITATION, 4, cited=(("9", False), ("8", False))),
         sentence(3, Verdict.NOT_CHECKWORTHY, 1),
     ),
@@ -95,6 +105,10 @@ def test_record_response_counts_sentences_outcome_risk_and_citations(tmp_path: P
     assert value(metrics, "veriproxy_stage_duration_seconds_sum", stage="verification") == 0.08
     labels = {dict(k).get("model") for k in samples(metrics, name)}
     assert labels == {"gpt-x", "other"}
+    quoted = "veriproxy_quoted_citations_total"
+    assert value(metrics, quoted, status="found", **mine) == 1
+    assert value(metrics, quoted, status="misquote", **mine) == 2
+    assert value(metrics, quoted, status="other_abstract", **mine) == 0
 
     records = [e["record"] for e in read_entries(tmp_path / "audit.jsonl")]
     assert [(r["request_id"], r["tenant"], r["model"]) for r in records] == [
