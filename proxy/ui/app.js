@@ -262,6 +262,52 @@
     return el("p", { className: "abstract" }, text.slice(0, span.start), el("mark", { textContent: span.text }), text.slice(span.end));
   }
 
+  // Text with several [start, end) spans marked (in order; overlapping ones merged into the first).
+  function marked(text, spans, className) {
+    const parts = [];
+    let at = 0;
+    for (const span of [...spans].sort((a, b) => a.start - b.start)) {
+      if (span.start < at) continue;
+      parts.push(text.slice(at, span.start), el("mark", { className, textContent: text.slice(span.start, span.end) }));
+      at = span.end;
+    }
+    parts.push(text.slice(at));
+    return parts;
+  }
+
+  // Where the spans are: in the abstract, or in the title (`in_title`); null while the abstract
+  // is unknown or the spans are not its words.
+  function inRecord(pmid, spans, className) {
+    const doc = documents.get(pmid);
+    if (!doc || !spans.length) return null;
+    const title = spans.every((s) => s.in_title), text = title ? doc.title : doc.abstract;
+    if (!text || spans.some((s) => s.in_title !== title || text.slice(s.start, s.end) !== s.text)) return null;
+    return el("p", { className: title ? "abstract title" : "abstract" }, ...marked(text, spans, className));
+  }
+
+  // A quoted citation checked against the evidence: the quote, what became of it, and its words
+  // highlighted in the abstract (a misquote: the cited abstract's closest words, and what differs).
+  const QUOTE_STATUS = {
+    found: "found in the abstract it cites",
+    misquote: "misquote: these words are not in the abstract it cites",
+    other_abstract: "not in the abstract it cites, but in another one retrieved",
+  };
+  function quoteBox(q) {
+    const box = el("div", { className: "quote-check" }, pmidLink(q.pmid), " ",
+      el("q", { textContent: q.quote }), el("div", { className: "meta", textContent: QUOTE_STATUS[q.status] || q.status }));
+    box.dataset.status = q.status;
+    if (q.status === "misquote") {
+      const closest = q.closest ? [q.closest] : [];
+      box.append(inRecord(q.pmid, closest, "closest") || el("p", { className: "abstract" }, "closest words: ", el("mark", { className: "closest", textContent: q.closest ? q.closest.text : "none" })));
+      if (q.difference) box.append(el("p", { className: "difference", textContent: q.difference }));
+    } else {
+      const where = q.found_in || q.pmid;
+      if (where !== q.pmid) box.append(el("div", { className: "meta" }, "found in ", pmidLink(where)));
+      box.append(inRecord(where, q.spans || [], "quote") || el("p", { className: "abstract" }, ...(q.spans || []).map((s) => el("mark", { className: "quote", textContent: s.text }))));
+    }
+    return box;
+  }
+
   // A span's label agrees with the verdict of the claim it decided, and names what decided it:
   // the NLI model, a check (numbers, direction, negation, entity) that overruled the model's
   // reading, or the LLM judge, whose spans carry no probability of their own.
@@ -332,6 +378,11 @@
     if (citations.length) {
       body.push(el("h4", { textContent: "Citations" }));
       body.push(el("ul", {}, ...citations.map((c) => el("li", {}, pmidLink(c.pmid), c.valid ? " — among the retrieved evidence" : " — not among the retrieved evidence (invalid)"))));
+    }
+    const quotes = ann.quotes || [];
+    if (quotes.length) {
+      body.push(el("h4", { textContent: ann.premise === "quote" ? "Quotes (the sentence was judged against them)" : "Quotes" }));
+      body.push(...quotes.map(quoteBox));
     }
     const failed = (ann.checks || []).filter((c) => !c.passed);
     if (failed.length) {
