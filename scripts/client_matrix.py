@@ -23,19 +23,22 @@ _IDS = re.compile(r"\b(?:aitxt|chatcmpl|resp|msg)[-_][\w-]+")
 
 
 def render(results: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
-    """One row per client and operation; a column per mode (works, or how it fails)."""
+    """One row per client and operation; a column per mode (works, or how it fails), then how
+    the app reaches the report and the citations (``url_citation`` annotations)."""
     modes = sorted(results)
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     for mode in modes:
         for result in results[mode]:
             row = rows.setdefault((result["client"], result["operation"]), {})
             row[mode] = result
-    head = "| client | operation | " + " | ".join(f"{m} mode" for m in modes) + " | the report |"
-    lines = [head, "|" + "---|" * (len(modes) + 3)]
+    head = "| client | operation | " + " | ".join(f"{m} mode" for m in modes)
+    lines = [head + " | the report | the citations |", "|" + "---|" * (len(modes) + 4)]
     for (client, operation), by_mode in rows.items():
         cells = [_cell(by_mode.get(mode)) for mode in modes]
         via = next((r["reportVia"] for r in by_mode.values() if r.get("reportVia")), "-")
-        lines.append(f"| {client} | `{operation}` | " + " | ".join(cells) + f" | {via} |")
+        cited = next((r["citationsVia"] for r in by_mode.values() if r.get("citationsVia")), "-")
+        row = f"| {client} | `{operation}` | " + " | ".join(cells) + f" | {via} | {cited} |"
+        lines.append(row)
     return "\n".join(lines)
 
 

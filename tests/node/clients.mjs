@@ -1,8 +1,10 @@
 // openai-node and the Vercel AI SDK against a running proxy, as an app would use them: each
-// operation reports what the app got (its text, whether the call threw) and the report it
-// reached, through what the client really exposes. Driven by tests/proxy/test_client_matrix_e2e.py:
+// operation reports what the app got (its text, whether the call threw), the report it reached
+// and the citation URLs it reached (the url_citation annotations; null: not exposed), through
+// what the client really exposes. Driven by tests/proxy/test_client_matrix_e2e.py:
 //   node clients.mjs '{"baseURL": ..., "headers": {...}}'
-// prints one JSON line: a list of {client, operation, ok, error, text, report, reportVia}.
+// prints one JSON line: a list of
+// {client, operation, ok, error, text, report, reportVia, citations, citationsVia}.
 import { createOpenAI } from "@ai-sdk/openai";
 import { generateText, streamText } from "ai";
 import OpenAI from "openai";
@@ -22,6 +24,14 @@ async function stored(id) {
   return (await response.json()).verification;
 }
 
+// The URLs of chat url_citation annotations, and of a Responses output's.
+const chatCited = (annotations) => (annotations ?? []).filter((a) => a.type === "url_citation").map((a) => a.url_citation.url);
+const outputCited = (response) =>
+  response.output.filter((i) => i.type === "message").flatMap((i) => i.content)
+    .filter((p) => p.type === "output_text").flatMap((p) => p.annotations)
+    .filter((a) => a.type === "url_citation").map((a) => a.url);
+const sourced = (sources) => sources.filter((s) => s.sourceType === "url").map((s) => s.url);
+
 // streamText as an app reads it: the text parts of the full stream, an error part thrown.
 async function streamed(model) {
   const result = streamText({ model, prompt: input, maxRetries: 0 });
@@ -31,41 +41,62 @@ async function streamed(model) {
     if (part.type === "error") throw part.error;
   }
   const { id } = await result.response;
-  return { text, report: await stored(id), reportVia: "GET …/{response.id}/verification" };
+  return {
+    text, report: await stored(id), reportVia: "GET …/{response.id}/verification",
+    citations: sourced(await result.sources), citationsVia: "sources",
+  };
 }
 
 const operations = {
   // -- openai-node ----------------------------------------------------------------------------
   "openai-node|chat.completions.create": async () => {
     const completion = await sdk.chat.completions.create({ model: "m", messages });
-    return { text: completion.choices[0].message.content, report: completion.verification, reportVia: "completion.verification" };
+    const { message } = completion.choices[0];
+    return {
+      text: message.content, report: completion.verification, reportVia: "completion.verification",
+      citations: chatCited(message.annotations), citationsVia: "message.annotations",
+    };
   },
   "openai-node|chat.completions.create stream": async () => {
     let text = "";
     let report;
+    const citations = [];
     for await (const chunk of await sdk.chat.completions.create({ model: "m", messages, stream: true })) {
       text += chunk.choices[0]?.delta?.content ?? "";
+      citations.push(...chatCited(chunk.choices[0]?.delta?.annotations));
       if (chunk.verification?.sentences) report = chunk.verification;
     }
-    return { text, report, reportVia: "the report chunk's verification" };
+    return { text, report, reportVia: "the report chunk's verification", citations, citationsVia: "delta.annotations" };
   },
   "openai-node|chat.completions.stream()": async () => {
     const stream = sdk.chat.completions.stream({ model: "m", messages });
     const final = await stream.finalChatCompletion();
-    return { text: final.choices[0].message.content, report: await stored(final.id), reportVia: "GET …/{completion.id}/verification" };
+    const { message } = final.choices[0];
+    return {
+      text: message.content, report: await stored(final.id), reportVia: "GET …/{completion.id}/verification",
+      citations: chatCited(message.annotations), citationsVia: "message.annotations",
+    };
   },
   "openai-node|responses.create": async () => {
     const response = await sdk.responses.create({ model: "m", input });
-    return { text: response.output_text, report: response.verification, reportVia: "response.verification" };
+    return {
+      text: response.output_text, report: response.verification, reportVia: "response.verification",
+      citations: outputCited(response), citationsVia: "output_text part's annotations",
+    };
   },
   "openai-node|responses.create stream": async () => {
     let text = "";
     let report;
+    const citations = [];
     for await (const event of await sdk.responses.create({ model: "m", input, stream: true })) {
       if (event.type === "response.output_text.delta") text += event.delta;
+      if (event.type === "response.output_text.annotation.added") citations.push(event.annotation.url);
       if (event.type === "response.completed" || event.type === "response.incomplete") report = event.response.verification;
     }
-    return { text, report, reportVia: "the closing event's response.verification" };
+    return {
+      text, report, reportVia: "the closing event's response.verification",
+      citations, citationsVia: "response.output_text.annotation.added events",
+    };
   },
   // Opted in to the proxy's own events: the raw stream passes them through (the helper below
   // would throw on them, which is why they are opt-in).
@@ -74,13 +105,18 @@ const operations = {
     let text = "";
     let report;
     let sentences = 0;
+    const citations = [];
     for await (const event of await sdk.responses.create({ model: "m", input, stream: true }, options)) {
       if (event.type === "response.output_text.delta") text += event.delta;
+      if (event.type === "response.output_text.annotation.added") citations.push(event.annotation.url);
       if (event.type === "response.verification.sentence") sentences += 1;
       if (event.type === "response.verification.report") report = event.report;
     }
     if (sentences !== report?.sentences?.length) throw new Error(`${sentences} sentence events`);
-    return { text, report, reportVia: "the response.verification.report event" };
+    return {
+      text, report, reportVia: "the response.verification.report event",
+      citations, citationsVia: "response.output_text.annotation.added events",
+    };
   },
   "openai-node|responses.stream()": async () => {
     const stream = sdk.responses.stream({ model: "m", input });
@@ -88,17 +124,26 @@ const operations = {
     stream.on("response.output_text.delta", (event) => { text += event.delta; });
     const final = await stream.finalResponse();
     if (final.output_text !== text) throw new Error(`final text ${JSON.stringify(final.output_text)} differs from the deltas`);
-    return { text, report: final.verification, reportVia: "finalResponse().verification" };
+    return {
+      text, report: final.verification, reportVia: "finalResponse().verification",
+      citations: outputCited(final), citationsVia: "output_text part's annotations",
+    };
   },
   // -- the Vercel AI SDK ----------------------------------------------------------------------
   "ai-sdk|generateText chat": async () => {
     const result = await generateText({ model: vercel.chat("m"), prompt: input, maxRetries: 0 });
-    return { text: result.text, report: result.response.body.verification, reportVia: "response.body.verification" };
+    return {
+      text: result.text, report: result.response.body.verification, reportVia: "response.body.verification",
+      citations: sourced(result.sources), citationsVia: "sources",
+    };
   },
   "ai-sdk|streamText chat": () => streamed(vercel.chat("m")),
   "ai-sdk|generateText responses": async () => {
     const result = await generateText({ model: vercel.responses("m"), prompt: input, maxRetries: 0 });
-    return { text: result.text, report: result.response.body.verification, reportVia: "response.body.verification" };
+    return {
+      text: result.text, report: result.response.body.verification, reportVia: "response.body.verification",
+      citations: sourced(result.sources), citationsVia: "sources",
+    };
   },
   "ai-sdk|streamText responses": () => streamed(vercel.responses("m")),
 };

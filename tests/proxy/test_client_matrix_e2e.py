@@ -2,12 +2,15 @@
 mode, streamed and not, the Responses helpers included: openai-node 6 and the Vercel AI SDK 6
 (``@ai-sdk/openai`` 3) under Node 20, from the npm registry (tests/node, installed by
 ``npm ci``), and, in this process, openai-python, LangChain and LlamaIndex (with
-veriproxy.client's handlers).
+veriproxy.client's handlers; through chat completions and through the Responses API).
 
 Each operation is what an app writes; the report is reached only through what the client
 really hands the app (a field of the object it returns, an event it yields, or the answer's id
-and ``GET /v1/chat/completions/{id}/verification``). The results also feed the table in
-docs/api.md (``scripts/client_matrix.py``), which this test keeps in step with them.
+and ``GET /v1/chat/completions/{id}/verification``), and so are the citations (the
+``url_citation`` annotations, issue 30): the answer quotes its source, the app reads the bare
+``[PMID:1]`` and, where the client exposes annotations, the citation's URL. The results also
+feed the table in docs/api.md (``scripts/client_matrix.py``), which this test keeps in step
+with them.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import json
 import shutil
 import subprocess
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +33,15 @@ from tests.conftest import ProxyFactory, sdk_client
 NODE_DIR = Path(__file__).parents[1] / "node"
 NODE_OPERATIONS = 11  # in tests/node/clients.mjs: a client that stops early fails the count
 INPUT = "Does aspirin reduce fever?"
-ANSWER = "Aspirin reduces fever in adults [PMID:1]. The moon is made of green cheese."
+ANSWER = (
+    'Aspirin reduces fever in adults [PMID:1 "Aspirin reduces fever in adults"]. '
+    "The moon is made of green cheese."
+)
+SHOWN = "Aspirin reduces fever in adults [PMID:1]. The moon is made of green cheese."
 BLOCKED = "green cheese"
 DOCUMENTS = [{"pmid": "1", "title": "Aspirin", "abstract": "Aspirin reduces fever in adults."}]
+CITED = ["https://pubmed.ncbi.nlm.nih.gov/1/"]  # the document was sent with its PMID
+NOT_EXPOSED = "not exposed"
 GATE = """
 name: gate-block
 stream_mode: gate
@@ -43,7 +53,18 @@ sentence_rules:
 """
 
 
-Result = tuple[str, Any, str]  # the text the app got, the report it reached, and how
+@dataclass(frozen=True)
+class Result:
+    """What an app got: the text, the report it reached and how, and the citation URLs it
+    reached and how (None: the client hands the app none)."""
+
+    text: str
+    report: Any
+    via: str
+    citations: list[str] | None = None
+    citations_via: str = NOT_EXPOSED
+
+
 Operation = Callable[[], Result]
 
 
@@ -77,6 +98,7 @@ def python_operations(proxy: RunningProxy, headers: dict[str, str]) -> dict[str,
     """The same operations with openai-python and LangChain, reading what they hand an app."""
     from langchain_openai import ChatOpenAI
     from llama_index.core.llms import ChatMessage
+    from llama_index.llms.openai import OpenAIResponses
     from llama_index.llms.openai_like import OpenAILike
     from pydantic import SecretStr
 
@@ -88,48 +110,70 @@ def python_operations(proxy: RunningProxy, headers: dict[str, str]) -> dict[str,
     def chat_create() -> Result:
         completion = sdk.chat.completions.create(model="m", messages=messages)
         report = (completion.model_extra or {})["verification"]
-        return completion.choices[0].message.content or "", report, 'model_extra["verification"]'
+        message = completion.choices[0].message
+        cited = [a.url_citation.url for a in message.annotations or ()]
+        return Result(
+            message.content or "",
+            report,
+            'model_extra["verification"]',
+            cited,
+            "message.annotations",
+        )
 
     def chat_stream() -> Result:
-        text, report = "", None
+        text, report, cited = "", None, []
         for chunk in sdk.chat.completions.create(model="m", messages=messages, stream=True):
             text += (chunk.choices[0].delta.content or "") if chunk.choices else ""
             extra = (chunk.model_extra or {}).get("verification") or {}
             report = extra if "sentences" in extra else report
-        return text, report, 'the report chunk\'s model_extra["verification"]'
+            delta_extra = (chunk.choices[0].delta.model_extra or {}) if chunk.choices else {}
+            cited += [a["url_citation"]["url"] for a in delta_extra.get("annotations", ())]
+        via = 'the report chunk\'s model_extra["verification"]'
+        return Result(text, report, via, cited, 'delta.model_extra["annotations"]')
 
     def chat_helper() -> Result:
         with sdk.chat.completions.stream(model="m", messages=messages) as stream:
             final = stream.get_final_completion()
         via = "GET …/{completion.id}/verification"
-        return final.choices[0].message.content or "", stored(proxy, final.id), via
+        message = final.choices[0].message
+        cited = [a.url_citation.url for a in message.annotations or ()]
+        return Result(
+            message.content or "", stored(proxy, final.id), via, cited, "message.annotations"
+        )
 
     def responses_create() -> Result:
         response = sdk.responses.create(model="m", input=INPUT)
-        return (
+        return Result(
             response.output_text,
             (response.model_extra or {})["verification"],
-            ('model_extra["verification"]'),
+            'model_extra["verification"]',
+            _output_citations(response),
+            "output_text part's annotations",
         )
 
     def responses_stream() -> Result:
-        text, report = "", None
+        text, report, cited = "", None, []
         for event in sdk.responses.create(model="m", input=INPUT, stream=True):
             if event.type == "response.output_text.delta":
                 text += event.delta
+            if event.type == "response.output_text.annotation.added":
+                cited.append(dict(event.annotation)["url"])  # type: ignore[call-overload]
             if event.type in ("response.completed", "response.incomplete"):
                 report = (event.response.model_extra or {})["verification"]
-        return text, report, 'the closing event\'s response.model_extra["verification"]'
+        via = 'the closing event\'s response.model_extra["verification"]'
+        return Result(text, report, via, cited, "response.output_text.annotation.added events")
 
     def responses_helper() -> Result:
         with sdk.responses.stream(model="m", input=INPUT) as stream:
             text = "".join(e.delta for e in stream if e.type == "response.output_text.delta")
             final = stream.get_final_response()
         assert final.output_text == text
-        return (
+        return Result(
             text,
             (final.model_extra or {})["verification"],
-            ('get_final_response().model_extra["verification"]'),
+            'get_final_response().model_extra["verification"]',
+            _output_citations(final),
+            "output_text part's annotations",
         )
 
     handler = VerificationCallbackHandler(proxy.base_url, api_key="sk-py")
@@ -143,16 +187,39 @@ def python_operations(proxy: RunningProxy, headers: dict[str, str]) -> dict[str,
         http_client=handler.http_client(),
     )
     lc_via = 'response_metadata["verification"] (veriproxy.client handler)'
+    # The Responses API through LangChain: annotations reach the message's content blocks.
+    lc_responses = ChatOpenAI(
+        model="m",
+        base_url=proxy.base_url,
+        api_key=SecretStr("sk-py"),
+        max_retries=0,
+        default_headers=headers,
+        use_responses_api=True,
+    )
+    lc_responses_via = 'GET …/{response_metadata["id"]}/verification'
+    lc_cited_via = "content_blocks: citation blocks (url)"
 
     def langchain_invoke() -> Result:
         message = llm.invoke(INPUT)
-        return str(message.content), message.response_metadata["verification"], lc_via
+        return Result(str(message.content), message.response_metadata["verification"], lc_via)
 
     def langchain_stream() -> Result:
         full: Any = None
         for chunk in llm.stream(INPUT):
             full = chunk if full is None else full + chunk
-        return str(full.content), full.response_metadata["verification"], lc_via
+        return Result(str(full.content), full.response_metadata["verification"], lc_via)
+
+    def langchain_responses_invoke() -> Result:
+        message = lc_responses.invoke(INPUT)
+        report = stored(proxy, message.response_metadata["id"])
+        return Result(message.text, report, lc_responses_via, _lc_citations(message), lc_cited_via)
+
+    def langchain_responses_stream() -> Result:
+        full: Any = None
+        for chunk in lc_responses.stream(INPUT):
+            full = chunk if full is None else full + chunk
+        report = stored(proxy, full.response_metadata["id"])
+        return Result(full.text, report, lc_responses_via, _lc_citations(full), lc_cited_via)
 
     li_llm = OpenAILike(
         model="m",
@@ -165,13 +232,37 @@ def python_operations(proxy: RunningProxy, headers: dict[str, str]) -> dict[str,
     li_messages = [ChatMessage(role="user", content=INPUT)]
     li_via = 'additional_kwargs["verification"] (veriproxy.client handler)'
 
+    li_responses = OpenAIResponses(
+        model="gpt-4o",  # a name it knows; the proxy's upstream answers any
+        api_base=proxy.base_url,
+        api_key="sk-py",
+        max_retries=0,
+        default_headers=headers,
+    )
+    li_cited_via = 'additional_kwargs["annotations"]'
+
     def llamaindex_chat() -> Result:
         response = li_llm.chat(li_messages)
-        return str(response.message.content), response.additional_kwargs["verification"], li_via
+        report = response.additional_kwargs["verification"]
+        return Result(str(response.message.content), report, li_via)
 
     def llamaindex_stream_chat() -> Result:
         *_, last = li_llm.stream_chat(li_messages)
-        return str(last.message.content), last.additional_kwargs["verification"], li_via
+        return Result(str(last.message.content), last.additional_kwargs["verification"], li_via)
+
+    def llamaindex_responses_chat() -> Result:
+        response = li_responses.chat(li_messages)
+        report = response.additional_kwargs["verification"]
+        cited = _li_citations(response.additional_kwargs)
+        return Result(str(response.message.content), report, li_via, cited, li_cited_via)
+
+    def llamaindex_responses_stream_chat() -> Result:
+        *_, last = li_responses.stream_chat(li_messages)
+        # Its raw is the closing event (no id for the handler), which holds the report.
+        report = (last.raw.response.model_extra or {})["verification"]
+        via = 'raw.response.model_extra["verification"] (the closing event)'
+        cited = _li_citations(last.additional_kwargs)
+        return Result(str(last.message.content), report, via, cited, li_cited_via)
 
     return {
         "openai-python|chat.completions.create": chat_create,
@@ -182,9 +273,46 @@ def python_operations(proxy: RunningProxy, headers: dict[str, str]) -> dict[str,
         "openai-python|responses.stream()": responses_helper,
         "langchain-openai|invoke": langchain_invoke,
         "langchain-openai|stream": langchain_stream,
+        "langchain-openai (use_responses_api)|invoke": langchain_responses_invoke,
+        "langchain-openai (use_responses_api)|stream": langchain_responses_stream,
         "llama-index OpenAILike|chat": llamaindex_chat,
         "llama-index OpenAILike|stream_chat": llamaindex_stream_chat,
+        "llama-index OpenAIResponses|chat": llamaindex_responses_chat,
+        "llama-index OpenAIResponses|stream_chat": llamaindex_responses_stream_chat,
     }
+
+
+def _output_citations(response: Any) -> list[str]:
+    """The URLs of a Responses answer's ``url_citation`` annotations, as the SDK types them."""
+    return [
+        annotation.url
+        for item in response.output
+        if item.type == "message"
+        for part in item.content
+        if part.type == "output_text"
+        for annotation in part.annotations
+        if annotation.type == "url_citation"
+    ]
+
+
+def _lc_citations(message: Any) -> list[str]:
+    """LangChain's standard content blocks: a ``url_citation`` becomes a ``citation``."""
+    return [
+        annotation["url"]
+        for block in message.content_blocks
+        if block.get("type") == "text"
+        for annotation in block.get("annotations", ())
+        if annotation.get("type") == "citation" and "url" in annotation
+    ]
+
+
+def _li_citations(kwargs: dict[str, Any]) -> list[str]:
+    """LlamaIndex keeps the SDK's annotation objects (typed) or, streamed, their dicts."""
+    return [
+        a["url"] if isinstance(a, dict) else a.url
+        for a in kwargs.get("annotations", ())
+        if (a["type"] if isinstance(a, dict) else a.type) == "url_citation"
+    ]
 
 
 @pytest.fixture
@@ -205,11 +333,17 @@ def run_python(proxy: RunningProxy, headers: dict[str, str]) -> list[dict[str, A
     for name, operation in python_operations(proxy, headers).items():
         client, op = name.split("|")
         try:
-            text, report, via = operation()
+            got = operation()
         except Exception as exc:  # recorded: the table says how it fails
             results.append({"client": client, "operation": op, "ok": False, "error": str(exc)})
             continue
-        entry = {"text": text, "report": report, "reportVia": via}
+        entry = {
+            "text": got.text,
+            "report": got.report,
+            "reportVia": got.via,
+            "citations": got.citations,
+            "citationsVia": got.citations_via,
+        }
         results.append({"client": client, "operation": op, "ok": True, **entry})
     return results
 
@@ -244,13 +378,22 @@ def check(mode: str, result: dict[str, Any]) -> None:
         return
     report = result["report"]
     assert [s["verdict"] for s in report["sentences"]] == ["supported", "uncited"], name
+    first = report["sentences"][0]
+    if not first.get("withheld"):  # a withheld sentence (gate, blocked whole) keeps no quote
+        assert first["quotes"][0]["status"] == "found", name
+    cited = result.get("citations")
+    exposed = result.get("citationsVia", NOT_EXPOSED) != NOT_EXPOSED
+    assert exposed == (cited is not None), name
     if mode == "annotate":
-        assert result["text"] == ANSWER, name
+        assert result["text"] == SHOWN, name  # the quote went into the annotations
         assert report["status"] in ("verified", "flagged"), name
+        assert cited == (CITED if exposed else None), name
     else:
         assert result["text"], name  # the verified part, or the policy's message
-        assert BLOCKED not in result["text"], name
+        assert BLOCKED not in result["text"] and '"' not in result["text"], name
         assert report["status"] == "blocked", name
+        # What was shown (the cited first sentence, streamed) may be cited; nothing else is.
+        assert set(cited or ()) <= set(CITED), name
 
 
 @pytest.mark.usefixtures("llamaindex_handler")
