@@ -1,6 +1,6 @@
 """Streaming with verification: annotate and gate mode versus passthrough, same run.
 
-    python bench/stream.py [--requests 20] [--drip-ms 15] [--escalate]
+    python bench/stream.py [--requests 20] [--drip-ms 15] [--escalate | --quotes]
 
 Starts the upstream emulator and ``veriproxy serve`` (bundled NLI model, verification on) as
 child processes on loopback. The emulator streams a five-sentence answer built from a real
@@ -23,8 +23,17 @@ the judge), the gate delay per escalated sentence against passthrough, the judge
 judge emulator served and the claims whose judge verdict stood (``escalation.judged``). It
 exits non-zero when a report has ``escalation.judge_error`` or no judge verdict stood.
 
+With ``--quotes`` (issue 30), the answer quotes the abstract inside each citation
+(``[PMID:12442934 "exact words"]``) and annotate mode runs on two proxies: one leaving the text
+as written (``quotes_in_text: keep``, what a client got before quotes were stripped) and one
+stripping them (``strip``, the default). For each: time to first token, and how much later than
+with verification off each character reached the client (against the same character of the
+answer as the model wrote it; a stripped bracket's ``]`` is the raw bracket's last), for the
+characters outside citation brackets and for the brackets' own.
+
 Targets (issue 5): annotate adds <= 2 ms to time to first token; the report arrives <= 300 ms
-after the last token; gate adds <= 150 ms per sentence at p50.
+after the last token; gate adds <= 150 ms per sentence at p50. Issue 30: stripping delays no
+first token and holds back no text but the bracket itself.
 """
 
 from __future__ import annotations
@@ -61,6 +70,13 @@ ANSWER = (
     "Perioperative blood loss increased by 45% in the ibuprofen group [PMID:12442934]. "
     "Total blood loss was 1161 mL with ibuprofen versus 796 mL with placebo [PMID:12442934]. "
     "Early discontinuation of non-selective NSAIDs before hip surgery is advised."
+)
+QUOTES = (
+    "Fifty patients scheduled for total hip replacement were allocated to two groups",
+    "All patients were injected intrathecally with bupivacaine 20mg plus morphine 0.1 mg",
+    "The perioperative blood loss increased by 45% in the ibuprofen group compared with placebo",
+    "The total (+/-SD) blood loss in the ibuprofen group was 1161 (+/-472) mL versus 796 "
+    "(+/-337) mL in the placebo group",
 )
 MODES: dict[str, dict[str, object]] = {
     "passthrough": {"verify": False},
@@ -119,14 +135,23 @@ def write_policies(directory: Path) -> None:
             (directory / f"{name}.yaml").write_text(json.dumps(policy))
 
 
-def proxy_config(port: int, upstream: str, judge: str | None, policies: Path) -> dict[str, Any]:
+def quoted_answer() -> str:
+    """:data:`ANSWER` with each citation quoting the abstract's words it rests on."""
+    parts = ANSWER.split("[PMID:12442934]")
+    quoted = [f'[PMID:12442934 "{quote}"]' for quote in QUOTES]
+    return "".join(p + q for p, q in zip(parts, [*quoted, ""], strict=True))
+
+
+def proxy_config(
+    port: int, upstream: str, judge: str | None, policies: Path, quotes: str = "strip"
+) -> dict[str, Any]:
     """``veriproxy serve``'s configuration; with a ``judge`` emulator (base URL), a ``models:``
     entry per judge delay and the escalated modes' policies."""
     config: dict[str, Any] = {
         "port": port,
         "log_level": "warning",
         "default_upstream": {"base_url": upstream},
-        "retrieval": {"enabled": False},
+        "retrieval": {"enabled": False, "citations": {"quotes_in_text": quotes}},
         "verification": {"enabled": True},
     }
     if judge is not None:
@@ -191,8 +216,12 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=20)
     parser.add_argument("--drip-ms", type=int, default=15)
     parser.add_argument("--escalate", action="store_true", help="also run with the LLM judge")
+    parser.add_argument("--quotes", action="store_true", help="quoted citations, keep vs strip")
     args = parser.parse_args()
     requests = min(args.requests, MAX_REQUESTS)
+    if args.quotes:
+        run_quotes(requests, args.drip_ms)
+        return
     emulator_port, proxy_port = free_port(), free_port()
     env = base_env()
     modes = {**MODES, **(escalated_modes() if args.escalate else {})}
@@ -236,6 +265,89 @@ def main() -> None:
         report_escalation(
             runs, {delay: calls.count(judge_model(delay)) for delay in JUDGE_DELAYS_MS}
         )
+
+
+def run_quotes(requests: int, drip: int) -> None:
+    """The quoted answer through passthrough, annotate keeping quotes, annotate stripping them."""
+    answer = quoted_answer()
+    env = base_env()
+    emulator_port = free_port()
+    upstream = f"http://127.0.0.1:{emulator_port}/v1"
+    with ExitStack() as stack, tempfile.TemporaryDirectory() as tmp:
+        emulator_cmd = [sys.executable, "-m", "proxy.testing.emulator"]
+        emulator_cmd += ["--port", str(emulator_port), "--reply", answer]
+        stack.enter_context(child(emulator_cmd, env, f"{upstream}/models", "emulator"))
+        urls = {}
+        for quotes in ("keep", "strip"):
+            port = free_port()
+            config = Path(tmp) / f"{quotes}.yaml"
+            settings = proxy_config(port, upstream, None, Path(tmp), quotes)
+            config.write_text(json.dumps(settings))
+            proxy_cmd = [sys.executable, "-m", "proxy", "serve", "--config", str(config)]
+            ready = f"http://127.0.0.1:{port}/readyz"
+            stack.enter_context(child(proxy_cmd, env, ready, f"veriproxy ({quotes})"))
+            urls[quotes] = f"http://127.0.0.1:{port}/v1/chat/completions"
+        modes = {
+            "passthrough": (urls["keep"], MODES["passthrough"]),
+            "annotate, quotes kept (before)": (urls["keep"], MODES["annotate"]),
+            "annotate, quotes stripped (after)": (urls["strip"], MODES["annotate"]),
+        }
+        runs: dict[str, list[Run]] = {mode: [] for mode in modes}
+        with httpx.Client(timeout=120) as client:
+            for url, options in modes.values():  # warm-up
+                one_request(client, url, options, drip)
+            for i in range(requests):
+                for mode, (url, options) in modes.items():
+                    runs[mode].append(one_request(client, url, options, drip))
+                print(f"  request {i + 1}/{requests}", end="\r", flush=True)
+    print()
+    report_quotes(runs, answer, drip)
+
+
+def sources(answer: str, stripped: bool) -> tuple[list[int], list[bool]]:
+    """For each character the client reads: the offset of the same character in the answer as
+    the model wrote it (a stripped bracket ``[PMID:1 "…"]`` reads ``[PMID:1]``: its ``]`` is the
+    raw bracket's last), and whether it is part of a citation bracket."""
+    from verifiers.quoting import find_quoted
+
+    offsets: list[int] = []
+    bracket: list[bool] = []
+    at = 0
+    for b in find_quoted(answer):
+        offsets += range(at, b.start)
+        bracket += [False] * (b.start - at)
+        shown = [*range(b.start, b.start + len(b.bare) - 1), b.end - 1] if stripped else []
+        offsets += shown or range(b.start, b.end)
+        bracket += [True] * (len(shown) or b.end - b.start)
+        at = b.end
+    offsets += range(at, len(answer))
+    bracket += [False] * (len(answer) - at)
+    return offsets, bracket
+
+
+def report_quotes(runs: dict[str, list[Run]], answer: str, drip: int) -> None:
+    """TTFT, and how much later than with verification off each character reached the client
+    (against the arrival of the same character there, request by request)."""
+    base = runs["passthrough"]
+    header = ["mode", "TTFT p50 ms", "TTFT p99 ms", "prose delay p50 ms", "p99", "max",
+              "bracket delay p50 ms", "max"]  # fmt: skip
+    rows = []
+    for mode, items in runs.items():
+        offsets, bracket = sources(answer, stripped="stripped" in mode)
+        prose, held = [], []
+        for run, plain in zip(items, base, strict=True):
+            for i, (raw, in_bracket) in enumerate(zip(offsets, bracket, strict=True)):
+                delay = time_at(run.arrivals, i + 1) - time_at(plain.arrivals, raw + 1)
+                (held if in_bracket else prose).append(delay)
+        ttft = [r.first_token for r in items]
+        rows.append(
+            [mode, ms(ttft, 0.5), ms(ttft, 0.99), ms(prose, 0.5), ms(prose, 0.99),
+             f"{max(prose) * 1000:.1f}", ms(held, 0.5), f"{max(held) * 1000:.1f}"]
+        )  # fmt: skip
+    print(f"quoted answer: {len(answer)} chars, {len(QUOTES)} quoted citations, drip {drip} ms")
+    print_table(rows, header)
+    print("delay: when the client got a character, less when it got it with verification off;")
+    print("prose: every character outside a citation bracket; bracket: the bracket's own")
 
 
 def report_after(runs: list[Run]) -> list[float]:
