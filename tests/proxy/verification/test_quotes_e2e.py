@@ -322,3 +322,31 @@ def test_a_withheld_misquote_leaves_no_word_of_its_quote(
     received = raw.http_response.read().decode()
     assert "54%" not in received and MISQUOTE not in received
     assert "It was a randomised trial" in received  # the rest of the answer was shown
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+def test_legacy_completions_read_the_bare_citation_too(
+    stripping: RunningProxy, emulator: RunningEmulator, stream: bool
+) -> None:
+    emulator.emulator.reply = QUOTED
+    client = sdk_client(stripping.base_url)
+    options = _options()
+    if stream:
+        chunks = list(
+            client.completions.create(
+                model="gpt-x", prompt=DOC["title"], stream=True, extra_body=options
+            )
+        )
+        text = "".join(c.choices[0].text for c in chunks if c.choices)
+        report = next(
+            (c.model_extra or {})["verification"]
+            for c in chunks
+            if "sentences" in (c.model_extra or {}).get("verification", {})
+        )
+    else:
+        completion = client.completions.create(
+            model="gpt-x", prompt=DOC["title"], extra_body=options
+        )
+        text, report = completion.choices[0].text, (completion.model_extra or {})["verification"]
+    assert text == SHOWN
+    assert report["sentences"][0]["quotes"][0]["status"] == "found"
