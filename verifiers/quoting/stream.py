@@ -28,11 +28,10 @@ from dataclasses import dataclass
 
 from verifiers._types import StrippedQuote
 from verifiers.fold import Folded, fold
-from verifiers.quoting.syntax import MAX_QUOTE_CHARS, strip_quotes
+from verifiers.quoting.syntax import MAX_BRACKET_CHARS, strip_quotes
 
 # The longest bracket (``[`` to ``]``, folded) held back: one quote of the longest a quote may
 # be, with room for several ids and their separators.
-MAX_BRACKET_CHARS = MAX_QUOTE_CHARS + 200
 _START = re.compile(r"\[\s*(?:PMID|\d)", re.IGNORECASE)  # a bracket that may be a citation
 _UNDECIDED = re.compile(r"\[\s*(?:P|PM|PMI)?\Z", re.IGNORECASE)  # one that may become so
 _DIGIT = re.compile(r"\d")

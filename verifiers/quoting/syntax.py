@@ -35,7 +35,13 @@ _ITEM = re.compile(
     rf"\s*(?P<ids>{_ID}(?:\s*[,;]\s*{_ID})*)\s*(?:[,:;\u2013\u2014-]?\s*{_QUOTE})?\s*[,;]?",
     re.IGNORECASE,
 )
-_BRACKET = re.compile(rf"\[(?P<body>\s*{_ID}[^\[\]\n]*?(?:{_QUOTE}[^\[\]\n]*?)+)\]", re.IGNORECASE)
+# A whole bracket, quotes and ids, is at most this long: the streaming stripper holds no more.
+MAX_BRACKET_CHARS = MAX_QUOTE_CHARS + 200
+_BRACKET = re.compile(
+    rf"\[(?=[^\]]{{0,{MAX_BRACKET_CHARS - 2}}}\])"
+    rf"(?P<body>\s*{_ID}[^\[\]\n]*?(?:{_QUOTE}[^\[\]\n]*?)+)\]",
+    re.IGNORECASE,
+)
 _ELLIPSIS = re.compile(r"\s*(?:\[\s*(?:\.\s*){3}\]|\.\s*\.\s*\.|\u2026)\s*")
 
 

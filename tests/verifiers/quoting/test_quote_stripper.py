@@ -13,8 +13,7 @@ import pytest
 
 from verifiers import StrippedQuote
 from verifiers.fold import fold
-from verifiers.quoting import strip_quotes
-from verifiers.quoting.stream import MAX_BRACKET_CHARS, QuoteStripper, Stripped
+from verifiers.quoting import MAX_BRACKET_CHARS, QuoteStripper, Stripped, strip_quotes
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
 PUBMEDQA = json.loads((FIXTURES / "pubmedqa_12442934.json").read_text(encoding="utf-8"))
@@ -162,3 +161,16 @@ def test_lone_surrogates_pass_through_in_place() -> None:
     assert (visible, quotes) == strip_quotes(text)
     assert visible == "A \ud800 b [PMID:12442934] c \udc00."
     assert quotes[0].quote == "blood \udfff loss"
+
+
+@pytest.mark.parametrize("extra", [-1, 0, 1, 200])
+def test_a_bracket_at_the_bound_is_stripped_alike_whole_and_streamed(extra: int) -> None:
+    # Two quotes in one bracket make it long; past MAX_BRACKET_CHARS neither reads it.
+    first = "word " * 55
+    head = '[PMID:1 "' + first.strip() + '"; PMID:2 "'
+    tail = '"]'
+    fill = MAX_BRACKET_CHARS - len(head) - len(tail) + extra
+    answer = f"Claim {head}{'x' * max(fill, 1)}{tail}. Next sentence."
+    whole = strip_quotes(answer)
+    assert _stream(list(answer)) == whole
+    assert (whole[1] == ()) is (extra > 0)
