@@ -242,7 +242,7 @@ class Verifier:
                     spans[first : first + batch], evidence, first, timer, quotes
                 )
             except NLIError as exc:
-                return self._failed(spans, evidence, str(exc), timer, started)
+                return self._failed(spans, evidence, str(exc), timer, started, quotes)
         return self.report(sentences, evidence, timer.stages, started)
 
     async def averify(
@@ -554,24 +554,33 @@ class Verifier:
         error: str,
         timer: _Timer,
         started: float,
+        stripped: Sequence[StrippedQuote] = (),
     ) -> ResponseReport:
-        """NLI could not run: report what the deterministic steps found, never "verified"."""
+        """NLI could not run: report what the deterministic steps found (citations, quotes),
+        never "verified"."""
         ids = [ev.pmid for ev in evidence]
+        by_id = {ev.pmid: ev for ev in evidence}
         sentences = []
         for index, span in enumerate(spans):
-            citations = parse_citations(span.text, ids)
+            citations = _with_stripped(parse_citations(span.text, ids), span.start, stripped)
+            quotes = _check_quotes(citations, by_id, evidence)
             verdict = Verdict.UNSUPPORTED
             if any(not c.valid for c in citations):
                 verdict = Verdict.INVALID_CITATION
             elif not is_checkworthy(strip_citations(span.text, citations)):
                 verdict = Verdict.NOT_CHECKWORTHY
-            sentences.append(
-                _scored(
-                    SentenceAnnotation(
-                        index, span.text, span.start, span.end, verdict, 0.0, citations
-                    )
-                )
+            annotation = SentenceAnnotation(
+                index,
+                span.text,
+                span.start,
+                span.end,
+                verdict,
+                0.0,
+                citations,
+                checks=tuple(_quote_result(q) for q in quotes),
+                quotes=quotes,
             )
+            sentences.append(_scored(annotation))
         return self.report(sentences, evidence, timer.stages, started, error=error)
 
 
@@ -625,7 +634,7 @@ class VerificationStream:
         except NLIError as exc:
             self._error = str(exc)
             failed = self._verifier._failed(
-                spans, self._evidence, str(exc), self._timer, time.perf_counter()
+                spans, self._evidence, str(exc), self._timer, time.perf_counter(), self._quotes
             )
             annotated = [
                 replace(s, index=len(self._sentences) + i) for i, s in enumerate(failed.sentences)

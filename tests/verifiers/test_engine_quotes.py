@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import httpx
 import pytest
+import respx
 
 from verifiers import (
     Evidence,
@@ -134,3 +136,20 @@ def test_stripped_quotes_reach_a_streamed_answer(
     stream.feed(visible[cut:])
     first = stream.finish().sentences[0]
     assert first.premise is Premise.QUOTE and first.quotes[0].status is QuoteStatus.FOUND
+
+
+@respx.mock
+def test_quotes_are_checked_when_nli_cannot_run(evidence: list[Evidence]) -> None:
+    from verifiers.nli.llm_judge import LLMJudge
+    from verifiers.windows import WindowSelector
+
+    respx.post("http://judge.test/v1/chat/completions").mock(return_value=httpx.Response(503))
+    judge = LLMJudge("openai/judge", api_base="http://judge.test/v1", api_key="k", timeout_s=2)
+    misquote = POSITIVE.replace("128", "182")
+    visible, quotes = strip_quotes(f'Most tested positive [PMID:{CRUISE} "{misquote}"].')
+    report = Verifier(judge, selector=WindowSelector()).verify(visible, evidence, quotes=quotes)
+    assert report.error and report.status.value == "unverified"
+    (sentence,) = report.sentences
+    assert sentence.citations[0].quote == misquote
+    assert sentence.quotes[0].status is QuoteStatus.MISQUOTE
+    assert sentence.verdict is not Verdict.SUPPORTED
