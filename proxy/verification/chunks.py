@@ -16,7 +16,7 @@ from typing import Any
 
 from proxy.streaming import StreamChunk
 from proxy.verification import render
-from proxy.verification.shapes import strict_index
+from proxy.verification.shapes import CONTENT_FILTER, STOP, strict_index
 from verifiers import ResponseReport, SentenceAnnotation, to_json
 from verifiers.schema import STREAM_TYPES
 
@@ -46,9 +46,10 @@ def template_of(data: Mapping[str, Any] | None) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class BlockMessageChunk(StreamChunk):
-    """The policy's block message, sent to a chat client as content (none in a JSON answer: it
-    would break the JSON the client is parsing); a dialect that has a refusal of its own
-    (Responses) sends ``message`` as that, in either case."""
+    """The policy's block message, sent to a chat client as content, or in a JSON answer as
+    the ``refusal`` OpenAI gives a declined structured answer (content would break the JSON the
+    client is parsing); a dialect that has a refusal of its own (Responses) sends ``message``
+    as that, in either case."""
 
     message: str = ""
 
@@ -57,9 +58,18 @@ def block_message_chunk(
     template: Mapping[str, Any], separator: str, message: str, *, json_content: bool
 ) -> StreamChunk:
     plain = (
-        _chunk(template, {}, None) if json_content else content_chunk(template, separator + message)
+        _chunk(template, {"refusal": message}, None)
+        if json_content
+        else content_chunk(template, separator + message)
     )
     return BlockMessageChunk(raw=plain.raw, data_text=plain.data_text, message=message)
+
+
+def block_finish_reason(*, json_content: bool, refused: bool) -> str:
+    """How a blocked stream finishes: ``content_filter``, except for a JSON answer declined
+    with a refusal, which finishes ``stop`` as OpenAI's refusals do (the SDK's stream helper
+    raises on ``content_filter`` before it reads a refusal)."""
+    return STOP if json_content and refused else CONTENT_FILTER
 
 
 def role_chunk(template: Mapping[str, Any]) -> StreamChunk:

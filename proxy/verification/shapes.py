@@ -20,6 +20,7 @@ TEXT_PART_SEPARATOR = "\n\n"
 NO_TEXT = "the answer has no text content"
 NO_CHOICES = "the completion has no choices"
 CONTENT_FILTER = "content_filter"  # the finish_reason of an answer a policy withheld
+STOP = "stop"  # ... and of a JSON answer it declined with a refusal
 # Message and delta fields the proxy understands but the verifier does not read: each makes
 # the answer ``unverified``; they are sent only when the policy does not withhold the answer.
 UNREAD_FIELDS = {

@@ -29,7 +29,8 @@ their fragments are collected, and their string values are verified when the ups
 (:mod:`proxy.verification.answers`). In gate mode they are held until then and released whole,
 redacted value by value (one content chunk of valid JSON, one chunk of complete tool calls); a
 block releases none of them, and a JSON answer gets no block text appended (it would break the
-JSON a client parses as it streams) -- just the ``content_filter`` finish.
+JSON a client parses as it streams): the policy's message comes as the answer's ``refusal``, with
+``finish_reason: "stop"``, as OpenAI declines a structured answer.
 
 Order, in both modes, as clients expect it: content, sentence annotations, the report, then the
 upstream's ``finish_reason`` chunk and its usage chunk (held until verification ends: many
@@ -58,6 +59,7 @@ from proxy.verification.answers import (
 )
 from proxy.verification.chunks import (
     KEEP_ALIVE,
+    block_finish_reason,
     block_message_chunk,
     content_chunk,
     delta_chunk,
@@ -582,15 +584,16 @@ def _blocked(
     ``finish_reason: "content_filter"`` and the
     upstream's usage counts when it sent them (a block found before its end cancels it: no
     counts, none sent). A JSON answer gets no message text (it would break the JSON the client
-    is parsing), only a dialect's refusal (see
-    :class:`~proxy.verification.chunks.BlockMessageChunk`)."""
+    is parsing): the message is its ``refusal`` and it finishes ``stop``, as OpenAI declines a
+    structured answer (:class:`~proxy.verification.chunks.BlockMessageChunk`)."""
     message = outcome.decision.message or ""
     json_content = held.shape.json_content
     out: list[StreamChunk] = []
     if message:
         out.append(block_message_chunk(template, separator, message, json_content=json_content))
     out.append(report_chunk(template, report, annotations))
-    out.append(finish_chunk(template, CONTENT_FILTER))
+    reason = block_finish_reason(json_content=json_content, refused=bool(message))
+    out.append(finish_chunk(template, reason))
     if held.usage is not None:
         out.append(usage_chunk(template, held.usage))
     return out

@@ -264,22 +264,26 @@ def test_json_answer_stays_valid_and_parses_after_value_level_redaction(
     assert {s["path"] for s in report["sentences"]} == {"$.content.answer", "$.content.caveat"}
 
 
-def test_streamed_json_block_is_a_clean_content_filter(
+def test_streamed_json_block_is_a_refusal_the_stream_helper_reads(
     emulator: RunningEmulator, client: openai.OpenAI
 ) -> None:
+    """Streamed, a blocked structured answer ends as OpenAI's declined structured answer does:
+    the policy's message in ``refusal``, ``finish_reason: "stop"``; the SDK's stream helper
+    (which raises on ``content_filter``) hands the app the refusal and no parsed object."""
     emulator.emulator.reply = _finding(f"{SUPPORTED} {WRONG_DOSE}")
-    with (
-        pytest.raises(openai.ContentFilterFinishReasonError),
-        client.chat.completions.stream(
-            model="gpt-x",
-            messages=QUESTION,
-            response_format=Finding,
-            extra_body=_options("clinical-strict"),
-        ) as stream,
-    ):
-        for _ in stream:
-            pass
-    # The same answer read raw: no byte of the JSON and no block text, one clean finish.
+    with client.chat.completions.stream(
+        model="gpt-x",
+        messages=QUESTION,
+        response_format=Finding,
+        extra_body=_options("clinical-strict"),
+    ) as stream:
+        events = [event.type for event in stream]
+        final = stream.get_final_completion()
+    choice = final.choices[0]
+    assert choice.message.parsed is None and not choice.message.content
+    assert choice.message.refusal is not None and choice.message.refusal.startswith("This answer")
+    assert choice.finish_reason == "stop" and "refusal.done" in events
+    # The same answer read raw: no byte of the JSON, no block text as content, one finish.
     chunks = list(
         client.chat.completions.create(
             model="gpt-x",
@@ -290,9 +294,12 @@ def test_streamed_json_block_is_a_clean_content_filter(
         )
     )
     assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == ""
+    # Nothing of the blocked answer anywhere in the stream.
+    assert "bupivacaine 200 mg" not in "".join(c.model_dump_json() for c in chunks)
     report = _annotations(chunks)[-1]
     assert report["status"] == "blocked"
-    assert chunks[-1].choices[0].finish_reason == "content_filter"
+    finishes = [c.choices[0].finish_reason for c in chunks if c.choices]
+    assert [f for f in finishes if f] == ["stop"]
 
 
 def test_invalid_json_answer_is_unverified(
