@@ -75,16 +75,12 @@ def _print(result: Mapping[str, Any], args: argparse.Namespace) -> None:
         label = f"  {kind:<14}{a['sentences']:>6} sentences"
         print(f"{label:<40}{cells[0]:>16}{cells[1]:>16}")
     print(
-        f"{'misquotes, the sentence as written':<35}{'sentences':>12}{'caught':>8}"
-        f"{'reported':>10}{'not supported':>15}"
+        f"{'misquotes, the sentence as written':<35}{'sentences':>12}{'caught':>8}{'reported':>10}"
     )
     misquotes = quoted["misquotes"]
     for kind in MISQUOTES:
         row = misquotes[kind]
-        print(
-            f"  {kind:<33}{row['sentences']:>12}{row['caught']:>8.3f}{row['reported']:>10.3f}"
-            f"{row['not_supported']:>15.3f}"
-        )
+        print(f"  {kind:<33}{row['sentences']:>12}{row['caught']:>8.3f}{row['reported']:>10.3f}")
     total = misquotes["all"]
     print(f"  {'all':<33}{total['sentences']:>12}{total['caught']:>8.3f}")
     premise = quoted["premise"]

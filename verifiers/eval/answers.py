@@ -232,7 +232,7 @@ class AnswerMetrics:
         }
 
 
-def _sentences_in(report: ResponseReport, span: tuple[int, int]) -> list[SentenceAnnotation]:
+def sentences_in(report: ResponseReport, span: tuple[int, int]) -> list[SentenceAnnotation]:
     """The report's sentences that overlap ``span`` (the segmenter may split an answer
     sentence differently)."""
     a, b = span
@@ -240,7 +240,7 @@ def _sentences_in(report: ResponseReport, span: tuple[int, int]) -> list[Sentenc
 
 
 def judged_in(report: ResponseReport, span: tuple[int, int]) -> list[SentenceAnnotation]:
-    return [s for s in _sentences_in(report, span) if s.verdict is not Verdict.NOT_CHECKWORTHY]
+    return [s for s in sentences_in(report, span) if s.verdict is not Verdict.NOT_CHECKWORTHY]
 
 
 def cause(sentences: Sequence[SentenceAnnotation], verdict: Verdict) -> str:

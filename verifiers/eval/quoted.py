@@ -41,6 +41,7 @@ MIN_QUOTE_WORDS = 3  # shorter runs are terms, not quotes
 # or the bracket (as ``verifiers.quoting`` reads them), or cut the quote in two (an ellipsis).
 _UNQUOTABLE = re.compile(r"[\"\u201c\u201d\u201e\u201f\u00ab\u00bb\[\]\u2026]|\.\.\.")
 _SENTENCE_END = re.compile(r"[.!?]$")
+_LINE_BREAK = re.compile(r"[\n\r\v\f\x85\u2028\u2029]")
 _WORD = re.compile(r"\S+")
 _CONTENT_WORD = re.compile(r"(?<![\w-])[A-Za-z]{4,}(?![\w-])")
 _TRIM = " .,;:"
@@ -88,17 +89,32 @@ def _with_conclusion(item: AnswerItem) -> tuple[Evidence, ...]:
 
 def quote_windows(record: Evidence) -> Iterator[str]:
     """Every run of ``MIN_QUOTE_WORDS`` to ``MAX_QUOTE_WORDS`` words a quote could take from
-    ``record`` (as long as the sentence allows), verbatim, inside one sentence, without the
-    characters a quote cannot hold and without trailing punctuation."""
+    ``record`` (as long as the sentence allows), verbatim, inside one sentence and one line,
+    without the characters a quote cannot hold and without trailing punctuation."""
+    for run in _runs(record):
+        yield from _windows_of(record.abstract, run)
+
+
+def _runs(record: Evidence) -> Iterator[list[re.Match[str]]]:
+    """The record's words in runs a quote may span: a sentence end, a line break (a quote
+    cannot hold one: ``verifiers.quoting`` reads no quote across lines) or an unquotable word
+    ends a run."""
+    text = record.abstract
     for sentence in record.sentences:
         run: list[re.Match[str]] = []
-        for word in (*_WORD.finditer(record.abstract, sentence.start, sentence.end), None):
-            if word is not None and not _UNQUOTABLE.search(word.group()):
-                run.append(word)
-                if not _SENTENCE_END.search(word.group()):
-                    continue
-            yield from _windows_of(record.abstract, run)
-            run = []
+        for word in _WORD.finditer(text, sentence.start, sentence.end):
+            if run and _LINE_BREAK.search(text, run[-1].end(), word.start()):
+                yield run
+                run = []
+            if _UNQUOTABLE.search(word.group()):
+                yield run
+                run = []
+                continue
+            run.append(word)
+            if _SENTENCE_END.search(word.group()):
+                yield run
+                run = []
+        yield run
 
 
 def _windows_of(text: str, run: Sequence[re.Match[str]]) -> Iterator[str]:

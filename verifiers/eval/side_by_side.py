@@ -6,8 +6,8 @@ citations), then in its quoted variant (:mod:`verifiers.eval.quoted`) with the s
 distortions (the same seed draws the same sentences and changes), each now under a correct
 quote, and once per misquote kind. Figures per rendering: everything ``eval answers`` reports,
 the NLI pairs per check-worthy sentence (counted by :class:`~verifiers.eval.pairs.CountingNLI`
-around the verifier's backend) and, with quotes, the misquotes caught (not ``supported`` and
-the quote reported ``misquote`` or ``other_abstract``), the correct quotes the check called
+around the verifier's backend) and, with quotes, the misquotes caught (reported ``misquote`` or
+``other_abstract`` on a sentence not called ``supported``), the correct quotes the check called
 anything but ``found`` (must be none) and which premise judged the sentences.
 """
 
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from verifiers._types import Evidence, QuoteStatus, ResponseReport, SentenceAnnotation, Verdict
 from verifiers.checks.normalise import normalise
-from verifiers.eval.answers import AnswerItem, AnswerMetrics, MissHook, judged_in, score_item
+from verifiers.eval.answers import AnswerItem, AnswerMetrics, MissHook, score_item, sentences_in
 from verifiers.eval.pairs import CountingNLI
 from verifiers.eval.quoted import MISQUOTES, QuotedItem, misquotes, quote_item
 
@@ -58,10 +58,14 @@ class Usage:
 
 @dataclass(slots=True)
 class MisquoteMetrics:
+    """Per misquote kind: the sentences made, those whose quote the check reported (status
+    ``misquote`` or ``other_abstract``) and those caught: reported, and no sentence holding
+    the misquote called ``supported`` (check-worthy or not: the quote check reads every
+    cited sentence, and a reader meets the flag either way)."""
+
     made: Counter[str] = field(default_factory=Counter)
-    caught: Counter[str] = field(default_factory=Counter)  # not supported and reported so
-    reported: Counter[str] = field(default_factory=Counter)  # status misquote / other_abstract
-    not_supported: Counter[str] = field(default_factory=Counter)
+    reported: Counter[str] = field(default_factory=Counter)
+    caught: Counter[str] = field(default_factory=Counter)
 
     def as_dict(self) -> dict[str, object]:
         def rate(counts: Counter[str], kind: str) -> float:
@@ -72,7 +76,6 @@ class MisquoteMetrics:
                 "sentences": self.made[kind],
                 "caught": rate(self.caught, kind),
                 "reported": rate(self.reported, kind),
-                "not_supported": rate(self.not_supported, kind),
             }
             for kind in MISQUOTES
         }
@@ -184,16 +187,15 @@ def _score_misquotes(
 ) -> None:
     for kind, index, quote in misquotes(quoted, others, rng):
         text, spans = quoted.text(quotes={index: quote})
-        judged = judged_in(verify(text, quoted.evidence), spans[index])
-        reported = any(q.status in MISQUOTED for s in judged for q in s.quotes)
-        not_supported = any(s.verdict is not Verdict.SUPPORTED for s in judged)
+        sentences = sentences_in(verify(text, quoted.evidence), spans[index])
+        holding = [s for s in sentences if any(q.status in MISQUOTED for q in s.quotes)]
+        caught = bool(holding) and all(s.verdict is not Verdict.SUPPORTED for s in holding)
         metrics = result.misquotes
         metrics.made[kind] += 1
-        metrics.reported[kind] += reported
-        metrics.not_supported[kind] += not_supported
-        metrics.caught[kind] += reported and not_supported
-        if not (reported and not_supported):
-            result.keep(f"misquote:{kind}", text[spans[index][0] : spans[index][1]], judged)
+        metrics.reported[kind] += bool(holding)
+        metrics.caught[kind] += caught
+        if not caught:
+            result.keep(f"misquote:{kind}", text[spans[index][0] : spans[index][1]], sentences)
 
 
 def compare(
