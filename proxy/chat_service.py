@@ -17,7 +17,6 @@ once.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator, Mapping
@@ -32,7 +31,7 @@ from proxy.errors import (
     error_body,
 )
 from proxy.extensions import NO_EXTENSIONS, Extensions, RequestContext
-from proxy.limits import StageTimeout, StreamTooLong, deadline
+from proxy.limits import BoundedStream, deadline, raw_size
 from proxy.metrics import Metrics
 from proxy.protocol import ChatRequest
 from proxy.retry import DEFAULT_RETRY, RetryPolicy, with_retries
@@ -196,22 +195,10 @@ async def _until_done(
     event, a stream still open ``seconds`` after it started, or one past ``max_bytes`` raises.
     The deadline and the size are raised here, below the stream transformers (both modes),
     so verification records why the answer stopped."""
-    end = asyncio.get_running_loop().time() + seconds
-    received = 0
-    while True:
-        try:
-            async with asyncio.timeout_at(end):
-                chunk = await anext(chunks)
-        except StopAsyncIteration:
-            break
-        except TimeoutError:
-            raise StageTimeout("stream", seconds) from None
+    async for chunk in BoundedStream(chunks, seconds, max_bytes, raw_size):
         if chunk.is_done:
             metrics.observe_stage("upstream_total", time.perf_counter() - started)
             return
-        received += len(chunk.raw)
-        if received > max_bytes:
-            raise StreamTooLong(max_bytes)
         data = chunk.data  # parsed now, so a malformed event fails here, not downstream
         if data is not None and "error" in data and not data.get("choices"):
             # An upstream's error event ends the stream as ours does: scrubbed, then [DONE].

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -45,7 +45,7 @@ from proxy.errors import (
     map_transport_errors,
 )
 from proxy.extensions import Extensions, RequestContext
-from proxy.limits import Limits
+from proxy.limits import BoundedStream, Limits, raw_size
 from proxy.metrics import Metrics
 from proxy.passthrough import PassthroughService
 from proxy.protocol import ChatRequest
@@ -109,6 +109,8 @@ class DialectService:
         self._metrics = metrics
         self._scrubber = Scrubber(secrets)
         self._max_event_bytes = limits.max_event_bytes
+        self._stream_seconds = limits.stream_seconds
+        self._max_stream_bytes = limits.max_stream_bytes
 
     async def _prepare(self, call: DialectCall) -> tuple[dict[str, Any], str | None]:
         """The body to send, and why it is not verified (None: it is). A request that cannot be
@@ -183,14 +185,21 @@ class DialectService:
     async def _events(
         self, call: DialectCall, body: Mapping[str, Any], stack: AsyncExitStack
     ) -> tuple[AsyncIterator[dict[str, Any]], str]:
-        """The answer's stream events as JSON objects (closed with ``stack``)."""
+        """The answer's stream events as JSON objects (closed with ``stack``), within
+        ``limits.stream_seconds`` and ``limits.max_stream_bytes``: bounded here, beneath the
+        stream transformers, so both stream modes stop and verification records why."""
         route = self._route(call)
         if isinstance(route.upstream, LiteLLMUpstream):
             opened = stack.enter_async_context(route.upstream.stream_responses(body, call.headers))
-            return await self._litellm(route, opened), route.label
+            events = await self._litellm(route, opened)
+            return self._bounded(events, _json_size), route.label
         response = await self._http(call, route, body)
         stack.push_async_callback(response.aclose)
-        return _payloads(frame_sse(response.aiter_bytes(), self._max_event_bytes)), route.label
+        chunks = frame_sse(response.aiter_bytes(), self._max_event_bytes)
+        return _payloads(self._bounded(chunks, raw_size)), route.label
+
+    def _bounded(self, items: AsyncIterator[T], size: Callable[[T], int]) -> BoundedStream[T]:
+        return BoundedStream(items, self._stream_seconds, self._max_stream_bytes, size)
 
     async def _litellm(self, route: Route, call: Awaitable[T]) -> T:
         try:
@@ -379,6 +388,11 @@ async def _payloads(chunks: AsyncIterator[StreamChunk]) -> AsyncIterator[dict[st
     async for chunk in chunks:
         if not chunk.is_done and chunk.data is not None:
             yield chunk.data
+
+
+def _json_size(event: Mapping[str, Any]) -> int:
+    """A litellm event's size, as the JSON it stands for."""
+    return len(json.dumps(event))
 
 
 def _choice(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:

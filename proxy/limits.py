@@ -18,9 +18,14 @@ token field that is not an integer (``"1000"``) is a 400, not passed on.
 * ``stream_seconds``: a stream's whole time; past it the stream ends with a ``stream_timeout``
   error event and ``[DONE]`` (an upstream sending only keep-alives cannot hold it open)
 * ``max_event_bytes``: one upstream SSE event; a longer one ends the stream (502)
-* ``max_stream_bytes``: a whole upstream chat stream; past it the stream ends with a
+* ``max_stream_bytes``: a whole upstream stream; past it the stream ends with a
   ``stream_too_long`` error event and ``[DONE]``, and a verified stream's report says why it is
   not verified (an upstream that streams without end cannot grow the proxy's memory)
+
+``stream_seconds`` and ``max_stream_bytes`` bound every generating route's stream, in both
+stream modes (:class:`BoundedStream`, beneath the stream transformers): chat, ``/v1/completions``
+and ``/v1/responses`` (whose error event ends the stream without ``[DONE]``, as the Responses
+API streams do).
 * ``max_evidence_chars``: the ``evidence`` of one ``/v1/verify``, summed: 413
   ``evidence_too_large`` (a chat's client documents have their own bounds, 50 of 20,000
   characters: :mod:`proxy.evidence.documents`)
@@ -38,13 +43,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from proxy.errors import InvalidRequest, PayloadTooLarge, ProxyError
 from proxy.settings.limits import Limits as Limits
-from proxy.streaming import DONE, ClosingStream
+from proxy.streaming import DONE, ClosingStream, StreamChunk
+
+T = TypeVar("T")
 
 # Body fields that bound the completion's length (the newer name first).
 MAX_TOKEN_FIELDS = ("max_completion_tokens", "max_tokens")
@@ -184,6 +191,48 @@ async def deadline(stage: str, seconds: float) -> AsyncIterator[None]:
             yield
     except TimeoutError:
         raise StageTimeout(stage, seconds) from None
+
+
+class BoundedStream(Generic[T]):
+    """An upstream stream held to ``seconds`` from its first read (``stream_seconds``: an
+    upstream sending only keep-alives cannot hold it open) and to ``max_bytes`` in all
+    (``max_stream_bytes``, each item counted by ``size``). Past either it raises
+    :class:`StageTimeout` (``stream_timeout``) or :class:`StreamTooLong`; the caller turns
+    that into its route's error event. A class, not a generator: left unfinished it needs no
+    closing (the caller closes the upstream)."""
+
+    __slots__ = ("_end", "_items", "_max_bytes", "_seconds", "_size", "received")
+
+    def __init__(
+        self, items: AsyncIterator[T], seconds: float, max_bytes: int, size: Callable[[T], int]
+    ) -> None:
+        self._items = items
+        self._seconds = seconds
+        self._max_bytes = max_bytes
+        self._size = size
+        self._end: float | None = None
+        self.received = 0
+
+    def __aiter__(self) -> BoundedStream[T]:
+        return self
+
+    async def __anext__(self) -> T:
+        if self._end is None:
+            self._end = asyncio.get_running_loop().time() + self._seconds
+        try:
+            async with asyncio.timeout_at(self._end):
+                item = await anext(self._items)
+        except TimeoutError:
+            raise StageTimeout("stream", self._seconds) from None
+        self.received += self._size(item)
+        if self.received > self._max_bytes:
+            raise StreamTooLong(self._max_bytes)
+        return item
+
+
+def raw_size(chunk: StreamChunk) -> int:
+    """An SSE event's size as the upstream sent it (a :class:`BoundedStream` measure)."""
+    return len(chunk.raw)
 
 
 class _Closable(Protocol):
