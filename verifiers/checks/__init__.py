@@ -1,6 +1,6 @@
 """Deterministic checks that run beside NLI: numbers and units, negation and direction flips,
-named entities, quoted text. Each is a ``Check`` registered by name; the verifier runs the ones
-config lists (``DEFAULT_CHECKS`` unless it lists others)."""
+qualifiers (certainty, quantity), named entities, quoted text. Each is a ``Check`` registered
+by name; the verifier runs the ones config lists (``DEFAULT_CHECKS`` unless it lists others)."""
 
 from verifiers.checks._base import (
     DEFAULT_CHECKS,
@@ -17,9 +17,17 @@ from verifiers.checks.entities import ENTITIES_CHECK, check_entities
 from verifiers.checks.negation import NEGATION_CHECK, check_negation, is_negated
 from verifiers.checks.normalise import content_tokens, normalise
 from verifiers.checks.numbers import NUMBERS_CHECK, Quantity, check_numbers, extract_quantities
+from verifiers.checks.qualifiers import QUALIFIERS_CHECK, check_qualifiers
 from verifiers.checks.quotes import QUOTES_CHECK, check_quotes, extract_quotes
 
-for _check in (NUMBERS_CHECK, NEGATION_CHECK, DIRECTION_CHECK, ENTITIES_CHECK, QUOTES_CHECK):
+for _check in (
+    NUMBERS_CHECK,
+    NEGATION_CHECK,
+    DIRECTION_CHECK,
+    QUALIFIERS_CHECK,
+    ENTITIES_CHECK,
+    QUOTES_CHECK,
+):
     register_check(_check)
 
 __all__ = [
@@ -34,6 +42,7 @@ __all__ = [
     "check_names",
     "check_negation",
     "check_numbers",
+    "check_qualifiers",
     "check_quotes",
     "content_tokens",
     "extract_quantities",

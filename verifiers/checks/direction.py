@@ -10,7 +10,7 @@ Negated sentences are left to the negation check ("did not increase" is not "dec
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from verifiers._types import CheckResult
 from verifiers.checks._base import Check, CheckInput, Effect
@@ -47,6 +47,14 @@ def direction(text: str) -> int:
     return signs.pop() if len(signs) == 1 else 0
 
 
+def clause_candidates(sentences: Sequence[tuple[str, str]]) -> Iterator[tuple[str, str]]:
+    """Each sentence (PMID, text) and its clauses ("X rose, whereas Y fell"), shortest first,
+    so that a clause wins over its sentence when both hold a claim equally well."""
+    for pmid, text in sentences:
+        for clause in sorted({text, *_CLAUSE.split(text)}, key=len):
+            yield pmid, clause
+
+
 def _content(text: str) -> set[str]:
     return {t for t in content_tokens(text) if t not in _SIGN}
 
@@ -60,14 +68,8 @@ def check_direction(claim: str, sentences: Sequence[tuple[str, str]]) -> CheckRe
     claim_tokens = _content(claim)
     if not claim_tokens:
         return None
-    # The sentence and its clauses ("X rose, whereas Y fell"): the closest one decides, a
-    # clause before its sentence when both hold the claim equally well.
-    clauses = (
-        (pmid, clause)
-        for pmid, text in sentences
-        for clause in sorted({text, *_CLAUSE.split(text)}, key=len)
-    )
-    found = closest(claim_tokens, clauses, _content)
+    # The sentence and its clauses: the closest one decides.
+    found = closest(claim_tokens, clause_candidates(sentences), _content)
     if found is None:
         return None
     pmid, clause = found
