@@ -1,13 +1,22 @@
 """``veriproxy train-nli`` end to end on a tiny subset: data, training, export, int8
-quantisation, parity, calibration, and a model directory that ``BundledNLI`` loads."""
+quantisation, parity, calibration, and a model directory that ``BundledNLI`` loads.
+
+One tiny run (with reviewers' labels) serves every test of the module; the tests that write
+(``--resume``, ``--calibrate-only``) work on copies of its directories. It trains in fp32, the
+arithmetic every CPU does natively: bf16 autocast is emulated on CPUs without AVX512-BF16 (most
+CI machines), where it makes the run 1.7 times as long; a bf16 step has its own test
+(tests/verifiers/training/test_train.py)."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,6 +27,7 @@ from verifiers.nli import NLIPair
 
 DATA = data_dir(relative_to=Path(__file__).parents[2])
 REPO = Path(__file__).parents[2]
+PER_REQUEST = 3  # reviewed sentences to a request in the export
 
 pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"public datasets not at {DATA}")
 
@@ -28,12 +38,51 @@ def _train(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
 
 
-def test_tiny_run_writes_a_loadable_model_and_resumes(tmp_path: Path) -> None:
-    out, work = tmp_path / "model", tmp_path / "work"
-    args = ("--out", str(out), "--work-dir", str(work), "--max-pairs", "16")
-    done = _train(*args, "--max-length", "64", "--epochs", "1", "--threads", "1")
-    assert done.returncode == 0, done.stderr[-3000:]
+def _settings(reviews: Path) -> tuple[str, ...]:
+    return (
+        "--max-pairs",
+        "16",
+        "--max-length",
+        "64",
+        "--threads",
+        "1",
+        "--precision",
+        "fp32",
+        "--reviews",
+        str(reviews),
+    )
 
+
+@dataclass(frozen=True, slots=True)
+class TinyRun:
+    out: Path
+    work: Path
+    settings: tuple[str, ...]
+    stderr: str
+    reviewed_rows: int
+
+    def config(self) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads((self.out / "nli_config.json").read_text())
+        return data
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> TinyRun:
+    """16 pairs a stage plus an export of 9 reviewed sentences, 3 to a request; 1 epoch."""
+    from tests.proxy.review.exported import write_export
+
+    root = tmp_path_factory.mktemp("train-nli")
+    reviews = root / "reviews.jsonl"
+    rows = write_export(reviews, per_request=PER_REQUEST)
+    out, work = root / "model", root / "work"
+    settings = _settings(reviews)
+    done = _train("--out", str(out), "--work-dir", str(work), *settings, "--epochs", "1")
+    assert done.returncode == 0, done.stderr[-3000:]
+    return TinyRun(out, work, settings, done.stderr, len(rows))
+
+
+def test_tiny_run_writes_a_loadable_model(tiny_run: TinyRun) -> None:
+    out, work = tiny_run.out, tiny_run.work
     assert {p.name for p in out.iterdir()} == {
         "model.int8.onnx",
         "tokenizer.json",
@@ -41,17 +90,18 @@ def test_tiny_run_writes_a_loadable_model_and_resumes(tmp_path: Path) -> None:
         "MODEL_CARD.md",
         "confidence.json",  # P(verdict right) and review_below, fitted for this version
     }
-    config = json.loads((out / "nli_config.json").read_text(encoding="utf-8"))
+    config = tiny_run.config()
     assert config["labels"] == ["entailment", "neutral", "contradiction"]
     assert config["max_length"] == 64
-    assert config["training"]["pairs"]["train"] == 16
+    assert config["training"]["settings"]["precision"] == "fp32"
     assert 0.0 <= config["training"]["parity"]["agreement"] <= 1.0
     assert (work / "general" / "checkpoint.pt").is_file()
     assert (work / "biomedical" / "checkpoint.pt").is_file()
-    assert "stage one: SNLI test accuracy" in done.stderr
-    assert config["training"]["pairs"]["general"] == 16
+    assert "stage one: SNLI test accuracy" in tiny_run.stderr
+    pairs = config["training"]["pairs"]
+    assert pairs["general"] == 16
     # Stage two replays a sixth of its own size from stage one.
-    assert config["training"]["pairs"]["rehearsed"] == 2
+    assert pairs["rehearsed"] == pairs["train"] // 6 > 0
     assert set(config["training"]["snli_test_accuracy"]) == {"stage_one", "final"}
     assert config["version"] in (out / "MODEL_CARD.md").read_text(encoding="utf-8")
 
@@ -61,21 +111,36 @@ def test_tiny_run_writes_a_loadable_model_and_resumes(tmp_path: Path) -> None:
     (scores,) = nli.predict([NLIPair("Aspirin reduced mortality.", "Aspirin reduces mortality.")])
     assert scores.entailment + scores.neutral + scores.contradiction == pytest.approx(1.0)
 
-    again = _train(*args, "--max-length", "64", "--threads", "1", "--resume")
+
+def test_a_finished_run_resumes_without_training_again(tiny_run: TinyRun, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    shutil.copytree(tiny_run.work, work)
+    out = tmp_path / "model"
+    again = _train("--out", str(out), "--work-dir", str(work), *tiny_run.settings, "--resume")
     assert again.returncode == 0, again.stderr[-3000:]
     # Both stages resume from their own checkpoints, and neither trains again.
     assert again.stderr.count("resumed from step 1 of 1") == 2
     assert " loss " not in again.stderr.split("resumed from step")[1]
 
 
-def test_calibrate_only_rewrites_the_rule_and_drops_stale_figures(tmp_path: Path) -> None:
-    out, work = tmp_path / "model", tmp_path / "work"
-    args = ("--out", str(out), "--work-dir", str(work), "--max-pairs", "16", "--threads", "1")
-    assert _train(*args, "--max-length", "64").returncode == 0
+def test_calibrate_only_rewrites_the_rule_and_drops_stale_figures(
+    tiny_run: TinyRun, tmp_path: Path
+) -> None:
+    out = tmp_path / "model"
+    shutil.copytree(tiny_run.out, out)
     (out / "metrics.json").write_text('{"scifact": {}}', encoding="utf-8")
     before = json.loads((out / "nli_config.json").read_text(encoding="utf-8"))
 
-    done = _train(*args, "--max-length", "64", "--calibrate-only", "--false-alarm-ceiling", "0.1")
+    done = _train(
+        "--out",
+        str(out),
+        "--work-dir",
+        str(tmp_path / "work"),
+        *tiny_run.settings,
+        "--calibrate-only",
+        "--false-alarm-ceiling",
+        "0.1",
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "calibrating the decision rule on" in done.stderr
     assert " loss " not in done.stderr  # nothing trained
@@ -87,20 +152,12 @@ def test_calibrate_only_rewrites_the_rule_and_drops_stale_figures(tmp_path: Path
     assert after["version"] in (out / "MODEL_CARD.md").read_text(encoding="utf-8")
 
 
-def test_reviews_join_the_biomedical_stage_split_by_request(tmp_path: Path) -> None:
-    """Reviewers' labels (an export of 9 reviewed sentences, 3 to a request) join the tiny run
-    whole, past --max-pairs, each request's sentences on one side of the split."""
-    from tests.proxy.review.exported import write_export
-
-    reviews = tmp_path / "reviews.jsonl"
-    rows = write_export(reviews, per_request=3)
-    out, work = tmp_path / "model", tmp_path / "work"
-    args = ("--out", str(out), "--work-dir", str(work), "--max-pairs", "16", "--threads", "1")
-    done = _train(*args, "--max-length", "64", "--reviews", str(reviews))
-    assert done.returncode == 0, done.stderr[-3000:]
-    pairs = json.loads((out / "nli_config.json").read_text(encoding="utf-8"))["training"]["pairs"]
+def test_reviews_join_the_biomedical_stage_split_by_request(tiny_run: TinyRun) -> None:
+    """Reviewers' labels join the tiny run whole, past --max-pairs, each request's sentences on
+    one side of the split."""
+    pairs = tiny_run.config()["training"]["pairs"]
     reviewed = pairs["reviewed"]
-    assert reviewed["train"] + reviewed["validation"] == len(rows)
-    assert reviewed["train"] % 3 == 0 and reviewed["validation"] % 3 == 0
+    assert reviewed["train"] + reviewed["validation"] == tiny_run.reviewed_rows
+    assert reviewed["train"] % PER_REQUEST == 0 and reviewed["validation"] % PER_REQUEST == 0
     assert pairs["train"] == 16 + reviewed["train"]
-    assert "reviews" in done.stderr  # the stage-two summary counts them by source
+    assert "reviews" in tiny_run.stderr  # the stage-two summary counts them by source

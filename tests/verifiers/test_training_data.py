@@ -18,9 +18,14 @@ DATA = data_dir(relative_to=Path(__file__).parents[2])
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"public datasets not at {DATA}")
 
 
+@pytest.fixture(scope="module")
+def splits() -> dataset.Splits:
+    """The full training and validation pairs, built once (seeded: every build is the same)."""
+    return dataset.build(DATA)
+
+
 @needs_data
-def test_benchmarks_never_reach_the_training_pairs() -> None:
-    splits = dataset.build(DATA)
+def test_benchmarks_never_reach_the_training_pairs(splits: dataset.Splits) -> None:
     # Rule-made claims (a swapped direction word, a flipped negation) can happen to write a
     # dev claim's text; the pairs read from the datasets must not.
     trained_claims = {e.hypothesis for e in splits.train if "+" not in e.source}
@@ -33,8 +38,7 @@ def test_benchmarks_never_reach_the_training_pairs() -> None:
 
 
 @needs_data
-def test_validation_claims_are_never_trained_on() -> None:
-    splits = dataset.build(DATA)
+def test_validation_claims_are_never_trained_on(splits: dataset.Splits) -> None:
     assert {e.group for e in splits.train}.isdisjoint({e.group for e in splits.validation})
 
 
@@ -52,13 +56,12 @@ def test_rule_made_contradictions_change_what_the_claim_says() -> None:
 
 
 @needs_data
-def test_answer_eval_questions_are_never_trained_on() -> None:
+def test_answer_eval_questions_are_never_trained_on(splits: dataset.Splits) -> None:
     from verifiers.eval.answers import load_items
 
     items = load_items(DATA)
     assert {i.group.split(":")[0] for i in items} == {"bioasq", "pubmedqa"}
     held = {s.strip() for item in items for s in item.sentences if len(s) > 40}
-    splits = dataset.build(DATA)
     seen = {t.strip() for e in splits.train + splits.validation for t in (e.premise, e.hypothesis)}
     # A sentence may reach training only as part of a longer premise it was cut from.
     assert not held & seen
