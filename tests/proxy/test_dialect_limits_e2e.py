@@ -23,7 +23,7 @@ from tests.conftest import ProxyFactory, sdk_client
 from tests.proxy.hostile_upstream import HostileUpstream, hostile_upstream
 from tests.proxy.ibuprofen import VERIFICATION
 
-LIMIT = 64 * 1024
+LIMIT = 16 * 1024
 PIECE = "metformin lowers hba1c "  # never a sentence end
 
 
@@ -91,13 +91,13 @@ async def _repeat(head: list[bytes], event: Callable[[int], bytes]) -> AsyncIter
 
 
 def _keep_alives(first: list[bytes]) -> Callable[[], AsyncIterator[bytes]]:
-    """``first``, then only keep-alives (for 10 s, twenty times the deadline, so that a proxy
+    """``first``, then only keep-alives (for 2 s, four times the deadline, so that a proxy
     without the deadline fails the test instead of hanging it)."""
 
     async def body() -> AsyncIterator[bytes]:
         for data in first:
             yield data
-        for _ in range(200):
+        for _ in range(40):
             yield b": keep-alive\n\n"
             await asyncio.sleep(0.05)
 
