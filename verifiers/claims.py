@@ -31,7 +31,7 @@ _NOT_CHECKWORTHY = re.compile(
     r"|i (?:am|'m) (?:not|an ai)|as an ai|i cannot|i can't|i don't know|i do not know"
     r"|it is (?:unclear|not clear|difficult to say)|more research is needed"
     r"|further (?:research|studies) (?:is|are) needed|consult (?:your|a) (?:doctor|physician)"
-    r"|this is not medical advice)",
+    r"|this is not medical advice)(?!\w)",  # whole words: "hi" is not "High" or "HIV"
     re.IGNORECASE,
 )
 _CLAUSE_BREAK = re.compile(

@@ -848,9 +848,9 @@ def _quote_windows(
     windows (one per quote); None when no quote is usable (then windows are chosen)."""
     windows = []
     for quote in quotes:
-        if quote.status is not QuoteStatus.FOUND or quote.found_in not in by_id:
+        record = by_id.get(quote.found_in or "")
+        if quote.status is not QuoteStatus.FOUND or record is None:
             continue
-        record = by_id[quote.found_in]
         spans = [s for s in quote.spans if not s.in_title]
         if not spans:
             continue  # words of the title: no sentence to judge against

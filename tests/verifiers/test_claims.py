@@ -29,6 +29,10 @@ def test_not_checkworthy(sentence: str) -> None:
         "ALDH1 expression is associated with poorer prognosis in breast cancer.",
         "Treg-cell-specific deletion of integrin avb8 did not result in inflammation.",
         "The majority of COVID-19-positive patients were asymptomatic (81%, 104 patients).",
+        # Words that begin like a greeting or a courtesy are not one ("hi", "sure").
+        "High-dose aspirin reduced stroke risk in older adults.",
+        "HIV infection increases the risk of tuberculosis.",
+        "Surely the effect of surgery on survival was large in this trial.",
     ],
 )
 def test_checkworthy(sentence: str) -> None:

@@ -128,10 +128,10 @@ def _closest(quote: str, record: Evidence) -> tuple[QuoteSpan | None, str]:
         score = (matcher.ratio(), sum(a == b for a, b in zip(run, wanted, strict=False)))
         if score > best_score:
             best, best_score = first, score
-    run = words[best : best + size]
-    start, end = field.normalised.span(run[0][1], run[-1][2])
+    chosen = words[best : best + size]
+    start, end = field.normalised.span(chosen[0][1], chosen[-1][2])
     closest = QuoteSpan(field.text[start:end], start, end)
-    return closest, _difference([w for w, _, _ in run], wanted)
+    return closest, _difference([w for w, _, _ in chosen], wanted)
 
 
 def _difference(abstract_words: list[str], quote_words: list[str]) -> str:
