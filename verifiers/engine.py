@@ -37,6 +37,7 @@ from verifiers._types import (
     NLILabel,
     Premise,
     QuoteCheck,
+    QuoteSpan,
     QuoteStatus,
     ReportStatus,
     ResponseReport,
@@ -863,13 +864,25 @@ def _quote_windows(
         if not touched:
             continue
         first, last = touched[0], touched[-1]
-        start, end = sentences[first].start, sentences[last].end
+        start, end = _narrowed(record.abstract, sentences[first].start, sentences[last].end, spans)
         window = Window(
             record.pmid, record.title, record.abstract[start:end], start, end, first, last, 1.0
         )
         if window not in windows:
             windows.append(window)
     return tuple(windows) or None
+
+
+def _narrowed(abstract: str, start: int, end: int, spans: Sequence[QuoteSpan]) -> tuple[int, int]:
+    """``abstract[start:end]`` cut to the sentences the quote touches, where the record's own
+    "sentences" are passages (snippets, sections): the model reads 128 tokens, and words past
+    them, or a negated neighbour, would decide instead of the quote's sentence."""
+    pieces = [
+        (start + p.start, start + p.end)
+        for p in segment(abstract[start:end])
+        if any(start + p.start < s.end and s.start < start + p.end for s in spans)
+    ]
+    return (pieces[0][0], pieces[-1][1]) if pieces else (start, end)
 
 
 def _quote_result(quote: QuoteCheck) -> CheckResult:

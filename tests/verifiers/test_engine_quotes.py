@@ -153,3 +153,19 @@ def test_quotes_are_checked_when_nli_cannot_run(evidence: list[Evidence]) -> Non
     assert sentence.citations[0].quote == misquote
     assert sentence.quotes[0].status is QuoteStatus.MISQUOTE
     assert sentence.verdict is not Verdict.SUPPORTED
+
+
+def test_a_passage_is_narrowed_to_the_sentence_holding_the_quote(
+    entailing_verifier: Verifier, evidence: list[Evidence]
+) -> None:
+    from verifiers.windows import make_evidence
+
+    cruise = next(ev for ev in evidence if ev.pmid == CRUISE)
+    # The record's "sentences" are snippets (as BioASQ gives them): one passage of several.
+    passage = make_evidence(CRUISE, cruise.title, [" ".join(s.text for s in cruise.sentences)])
+    answer = f'Of 217 people on board, 128 tested positive [PMID:{CRUISE} "{POSITIVE}"].'
+    sentence = one(entailing_verifier, answer, [passage])
+    (span,) = sentence.evidence
+    holding = next(s for s in cruise.sentences if POSITIVE in s.text)
+    assert span.text == holding.text
+    assert passage.abstract[span.start : span.end] == holding.text
