@@ -99,6 +99,7 @@ def test_public_subpackages_are_pinned() -> None:
         "check_names",
         "check_negation",
         "check_numbers",
+        "check_qualifiers",
         "check_quotes",
         "content_tokens",
         "extract_quantities",
