@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ import pytest
 
 from proxy.testing.server_thread import RunningProxy
 from tests.conftest import ProxyFactory, sdk_client
+from tests.proxy.audit_helpers import one_audit_record
 from tests.proxy.hostile_upstream import HostileUpstream, hostile_upstream
 from tests.proxy.ibuprofen import VERIFICATION
 
@@ -154,19 +154,6 @@ def _ends_in_the_routes_error_event(received: bytes, route: str, code: str) -> d
     return error
 
 
-def _audit(path: Path) -> dict[str, Any]:
-    """The one audit record, once written (the write follows the stream's end)."""
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        lines = path.read_text().splitlines() if path.exists() else []
-        if lines:
-            [line] = lines
-            record: dict[str, Any] = json.loads(line)["record"]
-            return record
-        time.sleep(0.05)
-    raise AssertionError("no audit record was written")
-
-
 @pytest.mark.parametrize("route", list(ROUTES))
 @pytest.mark.parametrize(
     ("policy", "status"),
@@ -198,7 +185,7 @@ def test_an_endless_dialect_stream_is_cut_at_max_stream_bytes(
     error = _ends_in_the_routes_error_event(received, route, "stream_too_long")
     assert str(LIMIT) in error["message"] and str(LIMIT) in message
     assert len(received) <= 2 * LIMIT  # read no further than the limit
-    record = _audit(audit)
+    record = one_audit_record(audit)
     assert record["status"] == status
     assert "stream_too_long" in (record["error"] or "")
 

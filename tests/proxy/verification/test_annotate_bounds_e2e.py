@@ -8,16 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 
 import policies
 from tests.conftest import ProxyFactory
+from tests.proxy.audit_helpers import one_audit_record
 from tests.proxy.hostile_upstream import chunk, hostile_upstream
 from tests.proxy.ibuprofen import VERIFICATION
 
@@ -38,19 +37,6 @@ async def _endless() -> AsyncIterator[bytes]:
     for _ in range(10 * LIMIT // len(event)):
         yield event
         await asyncio.sleep(0)
-
-
-def _audit(path: Path) -> dict[str, Any]:
-    """The one audit record, once written (the write follows the stream's end)."""
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        lines = path.read_text().splitlines() if path.exists() else []
-        if lines:
-            [line] = lines
-            record: dict[str, Any] = json.loads(line)["record"]
-            return record
-        time.sleep(0.05)
-    raise AssertionError("no audit record was written")
 
 
 @pytest.mark.parametrize(
@@ -102,7 +88,7 @@ def test_an_endless_annotated_stream_is_cut_and_never_reported_blocked(
         for c in json.loads(e).get("choices") or ()
     )
     assert delivered.startswith("metformin lowers hba1c") and len(raw) <= 2 * LIMIT
-    record = _audit(audit)
+    record = one_audit_record(audit)
     assert record["status"] == status
     assert "stream_too_long" in (record["error"] or "")
     assert record["delivered_before_block"] is after_block
