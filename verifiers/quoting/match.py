@@ -14,6 +14,7 @@ closest words and what differs, e.g. a changed number.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -70,10 +71,17 @@ def _needle(part: str) -> str:
     return normalise_mapped(part).text.strip(_EDGE_PUNCTUATION)
 
 
+# Every quote of an answer is looked for in the same few abstracts (the cited ones, then the
+# rest of the evidence): each is normalised once, not once per quote.
+@functools.lru_cache(maxsize=256)
+def _normalised(text: str) -> Folded:
+    return normalise_mapped(text)
+
+
 def _fields(record: Evidence) -> list[_Field]:
     return [
-        _Field(record, record.abstract, normalise_mapped(record.abstract), False),
-        _Field(record, record.title, normalise_mapped(record.title), True),
+        _Field(record, record.abstract, _normalised(record.abstract), False),
+        _Field(record, record.title, _normalised(record.title), True),
     ]
 
 
