@@ -17,7 +17,8 @@ token field that is not an integer (``"1000"``) is a 400, not passed on.
 * ``request_seconds``: 504 ``request_timeout``           (:func:`deadline`)
 * ``stream_seconds``: a stream's whole time; past it the stream ends with a ``stream_timeout``
   error event and ``[DONE]`` (an upstream sending only keep-alives cannot hold it open)
-* ``max_event_bytes``: one upstream SSE event; a longer one ends the stream (502)
+* ``max_event_bytes``: one upstream SSE event, or one event litellm yields (chat and
+  ``/v1/responses``); a longer one ends the stream (502)
 * ``max_stream_bytes``: a whole upstream stream; past it the stream ends with a
   ``stream_too_long`` error event and ``[DONE]``, and a verified stream's report says why it is
   not verified (an upstream that streams without end cannot grow the proxy's memory)

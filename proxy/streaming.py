@@ -78,6 +78,12 @@ def error_event(body: Mapping[str, Any]) -> bytes:
     return b"data: " + json.dumps(body, separators=(",", ":")).encode() + b"\n\n"
 
 
+def event_too_large(limit: int) -> UpstreamProtocolError:
+    """The error that ends a stream whose upstream sent one event over ``max_event_bytes``
+    (read from SSE bytes here, or from litellm's parsed events)."""
+    return UpstreamProtocolError(f"upstream sent a stream event over the limit of {limit} bytes")
+
+
 class SSEFramer:
     """Splits a byte stream into SSE events at blank lines, keeping each event's exact bytes.
 
@@ -102,9 +108,7 @@ class SSEFramer:
                 # A separator may straddle the next read: rescan its possible first bytes.
                 self._scanned = max(0, len(self._buffer) - 3)
                 if len(self._buffer) > self._max:
-                    raise UpstreamProtocolError(
-                        f"upstream sent a stream event over the limit of {self._max} bytes"
-                    )
+                    raise event_too_large(self._max)
                 return events
             raw = self._buffer[: end + sep_len]
             self._buffer = self._buffer[end + sep_len :]

@@ -92,4 +92,6 @@ def _build(
         return OpenAICompatUpstream(
             transport, upstream, settings.timeouts, max_event_bytes=settings.limits.max_event_bytes
         )
-    return LiteLLMUpstream(upstream, settings.timeouts)
+    return LiteLLMUpstream(
+        upstream, settings.timeouts, max_event_bytes=settings.limits.max_event_bytes
+    )

@@ -5,6 +5,10 @@ OpenAI's wire format (streaming included); we serialise its objects as OpenAI JS
 imported on first use, since the import takes seconds and most deployments never need it; its
 remote model-price list is never fetched (``LITELLM_LOCAL_MODEL_COST_MAP``).
 
+Streamed, each event litellm yields is held to ``limits.max_event_bytes`` as the httpx path holds
+each SSE event (measured as the JSON it stands for, since litellm parses the provider's bytes
+itself): a longer one ends the stream with an ``upstream_protocol_error``.
+
 litellm's exceptions map onto ours here: ``Timeout`` -> 504, ``APIConnectionError`` -> 502,
 anything carrying a ``status_code`` -> that status with the provider's message.
 """
@@ -26,7 +30,7 @@ from proxy.errors import (
     UpstreamUnavailable,
 )
 from proxy.protocol import ChatRequest
-from proxy.streaming import DONE, StreamChunk
+from proxy.streaming import DEFAULT_MAX_EVENT_BYTES, DONE, StreamChunk, event_too_large, json_bytes
 from proxy.upstream._base import Completion
 from verifiers import close_llm_clients
 
@@ -35,10 +39,17 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
 class LiteLLMUpstream:
-    def __init__(self, settings: UpstreamSettings, timeouts: Timeouts) -> None:
+    def __init__(
+        self,
+        settings: UpstreamSettings,
+        timeouts: Timeouts,
+        *,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    ) -> None:
         assert settings.litellm_model is not None
         self._settings = settings
         self._timeout = timeouts.read
+        self._max_event_bytes = max_event_bytes
 
     def _kwargs(self, request: ChatRequest, headers: Mapping[str, str]) -> dict[str, Any]:
         return self._call_kwargs(request.body, headers)
@@ -71,7 +82,7 @@ class LiteLLMUpstream:
         with _map_litellm_errors():
             wrapper = await litellm.acompletion(**kwargs)
         try:
-            yield _chunks(wrapper)
+            yield _chunks(wrapper, self._max_event_bytes)
         finally:
             close = getattr(wrapper, "aclose", None)
             if close is not None:
@@ -97,7 +108,7 @@ class LiteLLMUpstream:
         with _map_litellm_errors():
             events = await litellm.aresponses(**kwargs)
         try:
-            yield _response_events(events)
+            yield _response_events(events, self._max_event_bytes)
         finally:
             close = getattr(events, "aclose", None)
             if close is not None:
@@ -109,10 +120,13 @@ class LiteLLMUpstream:
         await close_llm_clients()
 
 
-async def _response_events(events: Any) -> AsyncIterator[dict[str, Any]]:
+async def _response_events(events: Any, max_event_bytes: int) -> AsyncIterator[dict[str, Any]]:
     with _map_litellm_errors():
         async for event in events:
-            yield _dump(event)
+            data = _dump(event)
+            if len(json_bytes(data)) > max_event_bytes:
+                raise event_too_large(max_event_bytes)
+            yield data
 
 
 def _dump(value: Any) -> dict[str, Any]:
@@ -123,10 +137,13 @@ def _dump(value: Any) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-async def _chunks(wrapper: Any) -> AsyncIterator[StreamChunk]:
+async def _chunks(wrapper: Any, max_event_bytes: int) -> AsyncIterator[StreamChunk]:
     with _map_litellm_errors():
         async for chunk in wrapper:
-            yield StreamChunk.from_data(chunk.model_dump(exclude_none=True))
+            event = StreamChunk.from_data(chunk.model_dump(exclude_none=True))
+            if len(event.raw) > max_event_bytes:
+                raise event_too_large(max_event_bytes)
+            yield event
     # litellm ends its iterator where OpenAI sends [DONE]; restore the terminator.
     yield StreamChunk(raw=DONE, data_text="[DONE]")
 

@@ -148,3 +148,41 @@ def test_provider_error_keeps_status_and_scrubs_key(
     assert response.status_code == 429
     assert "slow down" in response.json()["error"]["message"]
     assert ANTHROPIC_KEY not in response.text
+
+
+CHAT_ONLY_URL = "https://chat-only.test/v1"
+HUGE = "Z" * 16_384  # one delta, four times the event limit below
+
+
+def _chat_chunk(content: str, finish: str | None = None) -> dict[str, object]:
+    delta = {"role": "assistant", "content": content} if content else {}
+    choice = {"index": 0, "delta": delta, "finish_reason": finish}
+    return {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": "m",
+            "choices": [choice]}  # fmt: skip
+
+
+@pytest.mark.parametrize("route", ["chat", "responses"])
+def test_an_oversized_event_through_litellm_ends_the_stream(
+    anthropic: respx.MockRouter, proxy_factory, route: str
+) -> None:
+    """limits.max_event_bytes holds for a litellm provider as for the httpx path (issue 26):
+    a hostile provider's one oversized event ends the stream with upstream_protocol_error, on
+    chat and on /v1/responses (which litellm translates to chat), and none of it is relayed."""
+    events = [_chat_chunk("Hello "), _chat_chunk(HUGE), _chat_chunk("", "stop")]
+    body = b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events)
+    anthropic.post(f"{CHAT_ONLY_URL}/chat/completions").mock(
+        return_value=httpx.Response(
+            200, content=body + b"data: [DONE]\n\n", headers={"content-type": "text/event-stream"}
+        )
+    )
+    chat_only = {"litellm": "custom_openai/m", "api_base": CHAT_ONLY_URL, "api_key": ANTHROPIC_KEY}
+    proxy = proxy_factory({"models": {"chat-only": chat_only}, "limits": {"max_event_bytes": 4096}})
+    request: dict[str, object] = {"model": "chat-only", "stream": True}
+    if route == "chat":
+        path, request["messages"] = "chat/completions", MESSAGES
+    else:
+        path, request["input"] = "responses", MESSAGES[0]["content"]
+    raw = httpx.post(f"{proxy.base_url}/{path}", json=request, timeout=10).content
+    assert b"Hello" in raw  # the stream ran until the oversized event
+    assert HUGE[:64].encode() not in raw
+    assert b"upstream_protocol_error" in raw and b"over the limit of 4096 bytes" in raw
