@@ -39,10 +39,11 @@ import redis
 from starlette.applications import Starlette
 
 from proxy.app import create_app
-from proxy.audit import AuditLog, JsonlSink, RedisStreamSink, ResponseContext, ResponseRecorder
+from proxy.audit import AuditLog, JsonlSink, RedisStreamSink, ResponseRecorder
 from proxy.config import settings_from_mapping
 from proxy.extensions import Extensions, RequestContext
 from proxy.metrics import Metrics
+from proxy.outcome import ResponseOutcome
 from proxy.state import RedisLink, RedisSettings
 from proxy.testing.emulator import Emulator
 from verifiers import (
@@ -96,7 +97,7 @@ class Finaliser:
     async def finalise(self, completion: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
         if self.record and self.recorder is not None:
             self.recorder.record_response(
-                self.report, ResponseContext(ctx.request_id, None, ctx.model)
+                ResponseOutcome(ctx.request_id, None, ctx.model, self.report)
             )
         return completion
 
@@ -171,7 +172,7 @@ async def component_cpu(n: int, tmp: str, prefix: str) -> dict[str, float]:
         recorder = ResponseRecorder(metrics, audit)
         start = time.process_time()
         for i in range(n):
-            recorder.record_response(report, ResponseContext(f"r{i}", None, "gpt-x"))
+            recorder.record_response(ResponseOutcome(f"r{i}", None, "gpt-x", report))
             if i % 20 == 0:
                 await asyncio.sleep(0)  # let the flusher run, as requests would
         if audit.redis is not None:

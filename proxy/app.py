@@ -13,7 +13,7 @@ While running, ``app.state`` holds ``settings``, ``metrics``, ``router``, ``chat
 ``readiness_checks``, ``ready``, ``policies`` (the :class:`~policies.PolicyStore`, or None),
 ``shared`` (:class:`proxy.runtime.SharedState`: caches,
 rate limiter, replica notices, audit log) and ``recorder`` (call
-``recorder.record_response(report, ResponseContext(...))`` once a response's report is final).
+``recorder.record_response(outcome)`` once a response's outcome is final).
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter as Counter_
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from itertools import product
 from re import Pattern
 from typing import TYPE_CHECKING
@@ -47,6 +47,7 @@ from proxy.errors import UpstreamHTTPError, UpstreamProtocolError, UpstreamTimeo
 from verifiers import ReportStatus, ResponseReport, Verdict
 
 if TYPE_CHECKING:
+    from proxy.outcome import StageTimings
     from proxy.review.estimate import Estimate
 
 OTHER = "other"
@@ -358,13 +359,12 @@ class Metrics:
         self.claims_needs_review.labels(report.policy or "none", model).inc(report.needs_review)
         self.risk.labels(model, tenant).observe(report.risk)
 
-    def observe_stages(self, latency_ms: Mapping[str, float]) -> None:
+    def observe_stages(self, timings: StageTimings) -> None:
         """Sample the response's ``retrieval``, ``verification`` and ``policy`` times (the
-        session and the evidence preparer write them; the upstream stages are sampled as they
+        evidence preparer and the session time them; the upstream stages are sampled as they
         happen)."""
-        for stage in ("retrieval", "verification", "policy"):
-            if stage in latency_ms:
-                self.observe_stage(stage, latency_ms[stage] / 1000)
+        for stage, ms in timings.stages():
+            self.observe_stage(stage, ms / 1000)
 
     def observe_stage(self, stage: str, seconds: float) -> None:
         self.stage_duration.labels(stage).observe(seconds)

@@ -7,7 +7,7 @@ Tampering (an edited, removed, inserted or reordered record) breaks the chain, w
 from proxy.audit.chain import GENESIS, ChainReport, chain_hash, verify_entries
 from proxy.audit.jsonl import AuditFileError, JsonlSink, read_entries, verify_file
 from proxy.audit.log import AuditLog
-from proxy.audit.record import AuditRecord, AuditSentence, ResponseContext, build_record
+from proxy.audit.record import AuditRecord, AuditSentence, build_record
 from proxy.audit.recorder import ResponseRecorder
 from proxy.audit.redis_stream import DEFAULT_STREAM, RedisStreamSink, stream_entries
 from proxy.audit.verify import verify_redis
@@ -22,7 +22,6 @@ __all__ = [
     "ChainReport",
     "JsonlSink",
     "RedisStreamSink",
-    "ResponseContext",
     "ResponseRecorder",
     "build_record",
     "chain_hash",

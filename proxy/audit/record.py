@@ -1,4 +1,4 @@
-"""The audit record: one per response, built from the final :class:`ResponseReport`.
+"""The audit record: one per response, built from its :class:`~proxy.outcome.ResponseOutcome`.
 
 It holds what an auditor needs to reconstruct a decision (who, which model and policy, every
 sentence's verdict, harm, action, the rules that fired and evidence PMIDs, the support and risk
@@ -12,40 +12,18 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from proxy.errors import sanitise
+from proxy.outcome import ResponseOutcome
 from proxy.scrub import without_surrogates
-from verifiers import (
-    Action,
-    EscalationSummary,
-    Evidence,
-    ResponseReport,
-    SentenceAnnotation,
-    to_json,
-)
+from verifiers import Action, EscalationSummary, SentenceAnnotation, to_json
 
 _WITHHELD = (Action.REDACT, Action.BLOCK)
 # Bounds on the text a record keeps (``include_text``): one line never grows with an answer.
 MAX_SENTENCE_CHARS = 2_000
 MAX_TEXT_CHARS = 20_000  # actions whose words a client may not have seen
-
-
-@dataclass(frozen=True, slots=True)
-class ResponseContext:
-    """What the proxy knows about a response besides its report."""
-
-    request_id: str
-    tenant: str | None  # None: keyless local mode
-    model: str
-    route: str = "/v1/chat/completions"
-    prompt: str | None = None
-    answer: str | None = None
-    latency_ms: Mapping[str, float] = field(default_factory=dict)
-    # The abstracts the answer was judged against: the review queue shows a deciding span
-    # inside its abstract. Never written to the audit record.
-    evidence: tuple[Evidence, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,15 +123,15 @@ def _pmids(sentence: SentenceAnnotation) -> tuple[str, ...]:
 
 
 def build_record(
-    report: ResponseReport, ctx: ResponseContext, *, include_text: bool, now: float | None = None
+    outcome: ResponseOutcome, *, include_text: bool, now: float | None = None
 ) -> AuditRecord:
-    latency = {**report.latency_ms, **ctx.latency_ms}
+    report = outcome.report
     return AuditRecord(
-        request_id=ctx.request_id,
+        request_id=outcome.request_id,
         time=time.time() if now is None else now,
-        tenant=ctx.tenant,
-        model=ctx.model,
-        route=ctx.route,
+        tenant=outcome.tenant,
+        model=outcome.model,
+        route=outcome.route,
         policy=report.policy,
         status=report.status.value,
         action=report.action.value,
@@ -185,14 +163,14 @@ def build_record(
             )
             for s in report.sentences
         ),
-        latency_ms=latency,
+        latency_ms=outcome.latency_ms,
         model_version=report.model_version,
         error=report.error,
         choice=report.choice,
         delivered_before_block=report.delivered_before_block,
         escalation=report.escalation,
-        prompt=_scrubbed(ctx.prompt, MAX_TEXT_CHARS) if include_text else None,
-        answer=_scrubbed(ctx.answer, MAX_TEXT_CHARS) if include_text else None,
+        prompt=_scrubbed(outcome.prompt, MAX_TEXT_CHARS) if include_text else None,
+        answer=_scrubbed(outcome.answer, MAX_TEXT_CHARS) if include_text else None,
     )
 
 

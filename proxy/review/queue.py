@@ -19,8 +19,9 @@ from typing import TypeVar
 import anyio
 from sqlalchemy.exc import SQLAlchemyError
 
-from proxy.audit import AuditLog, ResponseContext
+from proxy.audit import AuditLog
 from proxy.metrics import Metrics
+from proxy.outcome import ResponseOutcome
 from proxy.review.errors import AlreadyLabelled, InvalidLabel, ReviewItemNotFound, ReviewUnavailable
 from proxy.review.estimate import Agreement, agreement, judged, precision, verified_responses
 from proxy.review.event import LabelEvent
@@ -28,7 +29,6 @@ from proxy.review.items import MAX_NOTE_CHARS, Label, ReviewItem
 from proxy.review.sampling import Sampler
 from proxy.review.store import DuplicateLabel, ReviewStore, open_store
 from proxy.settings.review import VERDICTS, ReviewSettings
-from verifiers import ResponseReport
 
 log = logging.getLogger("veriproxy.review")
 MAX_PENDING = 10_000  # sampled items waiting for the store; beyond, new ones are dropped
@@ -60,9 +60,9 @@ class ReviewQueue:
         self._wake: asyncio.Event | None = None
         metrics.review_floor.set(settings.precision_floor)
 
-    def offer(self, report: ResponseReport, ctx: ResponseContext) -> None:
+    def offer(self, outcome: ResponseOutcome) -> None:
         """Sample a final report's sentences (the recorder calls this once per response)."""
-        found = self._sampler.select(report, ctx, time.time())
+        found = self._sampler.select(outcome, time.time())
         if not found:
             return
         if len(self._pending) + len(found) > MAX_PENDING:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from proxy.audit import ResponseContext
 from proxy.errors import sanitise
+from proxy.outcome import ResponseOutcome
 from proxy.review.items import FailedCheck, Quote, ReviewItem
 from proxy.scrub import without_surrogates
 from proxy.settings.review import ReviewSettings
@@ -28,9 +28,10 @@ class Sampler:
         self._settings = settings
         self._draw = draw or random.SystemRandom().random
 
-    def select(self, report: ResponseReport, ctx: ResponseContext, now: float) -> list[ReviewItem]:
+    def select(self, outcome: ResponseOutcome, now: float) -> list[ReviewItem]:
         """The items of one response's report (empty when nothing was verified)."""
         settings = self._settings
+        report, ctx = outcome.report, outcome
         if not settings.samples(ctx.tenant) or report.status is ReportStatus.UNVERIFIED:
             return []
         verified = report.status is ReportStatus.VERIFIED
@@ -65,7 +66,7 @@ def _abstract(abstract: str, span: EvidenceSpan) -> str:
 
 def _item(
     report: ResponseReport,
-    ctx: ResponseContext,
+    ctx: ResponseOutcome,
     s: SentenceAnnotation,
     now: float,
     reason: str,

@@ -36,11 +36,11 @@ from typing import Any
 import anyio.to_thread
 
 from policies import OnVerifierError, Policy, PolicyStore, StreamMode, apply_policy
-from proxy.audit.record import ResponseContext
 from proxy.audit.recorder import ResponseRecorder
 from proxy.errors import ProxyError
 from proxy.extensions import RequestContext
 from proxy.metrics import Metrics
+from proxy.outcome import ResponseOutcome, StageTimings
 from proxy.protocol import ChatRequest
 from proxy.settings.retrieval import QuoteDisplay
 from proxy.settings.verification import VerificationSettings
@@ -279,7 +279,7 @@ class VerificationService:
             policy=policy.name,
             shadow=policy.shadow,
         )
-        self._recorder.record_response(report, _response_context(ctx, answer))
+        self._recorder.record_response(_response_outcome(ctx, report, answer))
         return report
 
     def _session(
@@ -318,21 +318,29 @@ class VerificationService:
         return cascade.run(evidence, tenant or "") if cascade is not None else None
 
     def _record(self, outcome: Outcome, ctx: RequestContext, answer: str) -> None:
-        self._recorder.record_response(outcome.report, _response_context(ctx, answer))
+        self._recorder.record_response(_response_outcome(ctx, outcome.report, answer, outcome))
 
 
-def _response_context(ctx: RequestContext, answer: str) -> ResponseContext:
-    """What the audit record and the metrics need besides the report: who, which API, the
-    prompt and answer (kept only with ``audit.include_text``) and the retrieval time."""
+def _response_outcome(
+    ctx: RequestContext, report: ResponseReport, answer: str, decided: Outcome | None = None
+) -> ResponseOutcome:
+    """The session's outcome (None: verification was skipped) with what the audit record and
+    the metrics need besides: who, which API, the prompt and answer (kept only with
+    ``audit.include_text``) and the retrieval time."""
     retrieval = ctx.state.retrieval_ms
-    return ResponseContext(
+    timings = decided.timings if decided is not None else StageTimings()
+    if retrieval is not None:
+        timings = replace(timings, retrieval_ms=round(retrieval, 2))
+    return ResponseOutcome(
         request_id=ctx.request_id,
         tenant=ctx.tenant,
         model=ctx.model,
+        report=report,
+        decision=decided.decision if decided is not None else None,
         route=ctx.route,
         prompt=ctx.state.prompt,
         answer=answer,
-        latency_ms={} if retrieval is None else {"retrieval": round(retrieval, 2)},
+        timings=timings,
         evidence=ctx.state.evidence,
     )
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Container, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TypeVar
 
@@ -26,6 +26,7 @@ from policies import (
     decide_and_apply,
     decide_sentence,
 )
+from proxy.outcome import StageTimings
 from proxy.verification.annotations import Link
 from proxy.verification.answers import AnswerTexts
 from proxy.verification.escalation import BackgroundEscalation
@@ -50,10 +51,12 @@ T = TypeVar("T")
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """The final report (policy applied) and the policy's decision, whose ``enforced_action``
-    and ``message`` say what the client must get."""
+    and ``message`` say what the client must get; ``timings``: the verification and policy
+    stages (``policy``: deciding the policy)."""
 
     report: ResponseReport
     decision: ResponseDecision
+    timings: StageTimings = field(default_factory=StageTimings)
 
 
 ErrorHook = Callable[[str], None]  # called with the error kind: "timeout" or "exception"
@@ -235,7 +238,7 @@ class VerificationSession:
         if outcome.report.status is not ReportStatus.BLOCKED:
             return outcome
         report = replace(outcome.report, status=ReportStatus.FLAGGED, delivered_before_block=True)
-        return Outcome(report, outcome.decision)
+        return replace(outcome, report=report)
 
     def _releasable(self, done: Sequence[SentenceAnnotation]) -> list[SentenceAnnotation]:
         """Gate mode: the held sentences, in order, up to the first the judge still works on."""
@@ -262,8 +265,12 @@ class VerificationSession:
             report = replace(report, escalation=self._judge.summary())
         started = time.perf_counter()
         applied, decision = decide_and_apply(self.policy, report)
-        policy_ms = (time.perf_counter() - started) * 1000
-        return Outcome(replace(applied, latency_ms=_with_stages(report, policy_ms)), decision)
+        policy_ms = round((time.perf_counter() - started) * 1000, 3)
+        work = _work_ms(report)
+        # The protocol publishes both stages among the report's latencies too.
+        latency = {**report.latency_ms, "verification": work, "policy": policy_ms}
+        timings = StageTimings(verification_ms=work, policy_ms=policy_ms)
+        return Outcome(replace(applied, latency_ms=latency), decision, timings)
 
     def _decide(self, sentence: SentenceAnnotation) -> SentenceAnnotation:
         decision = decide_sentence(self.policy, sentence)
@@ -302,9 +309,7 @@ def _reason_kinds(reasons: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(reason.split(":", 1)[0] for reason in reasons))
 
 
-def _with_stages(report: ResponseReport, policy_ms: float) -> dict[str, float]:
-    """The report's latencies with the two stages the metrics sample: ``verification``, the
-    verifier's and the judge's own work (its per-step times, not the wall time a stream spends
-    waiting for the upstream), and ``policy``, deciding the policy."""
-    work = sum(ms for step, ms in report.latency_ms.items() if step != "total")
-    return {**report.latency_ms, "verification": round(work, 2), "policy": round(policy_ms, 3)}
+def _work_ms(report: ResponseReport) -> float:
+    """The ``verification`` stage: the verifier's and the judge's own work (its per-step
+    times, not the wall time a stream spends waiting for the upstream)."""
+    return round(sum(ms for step, ms in report.latency_ms.items() if step != "total"), 2)

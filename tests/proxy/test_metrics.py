@@ -13,7 +13,7 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from proxy.audit import AuditLog, JsonlSink, ResponseContext, ResponseRecorder, read_entries
+from proxy.audit import AuditLog, JsonlSink, ResponseRecorder, read_entries
 from proxy.auth import FileKeyStore, new_key
 from proxy.errors import UpstreamHTTPError, UpstreamProtocolError, UpstreamTimeout
 from proxy.metrics import (
@@ -26,6 +26,7 @@ from proxy.metrics import (
     Metrics,
     upstream_error_kind,
 )
+from proxy.outcome import ResponseOutcome, StageTimings
 from proxy.testing.server_thread import RunningEmulator
 from tests.conftest import ProxyFactory
 from tests.proxy.report_factory import report, sentence
@@ -75,9 +76,9 @@ def test_record_response_counts_sentences_outcome_risk_and_citations(tmp_path: P
     metrics = Metrics(routes=(), models=["gpt-x"], tenants=["acme"])
     audit = AuditLog(jsonl=JsonlSink(tmp_path / "audit.jsonl"))
     recorder = ResponseRecorder(metrics, audit)
-    ctx = ResponseContext(request_id="r1", tenant="acme", model="gpt-x")
-    recorder.record_response(REPORT, ctx)
-    recorder.record_response(REPORT, ResponseContext("r2", tenant="zeta", model="made-up"))
+    timings = StageTimings(retrieval_ms=12.5, verification_ms=40.0)
+    recorder.record_response(ResponseOutcome("r1", "acme", "gpt-x", REPORT, timings=timings))
+    recorder.record_response(ResponseOutcome("r2", "zeta", "made-up", REPORT, timings=timings))
     audit.jsonl.close()  # type: ignore[union-attr]
 
     mine = {"model": "gpt-x", "tenant": "acme"}

@@ -15,8 +15,9 @@ import httpx
 import pytest
 import yaml
 
-from proxy.audit import ResponseContext, ResponseRecorder
+from proxy.audit import ResponseRecorder
 from proxy.extensions import Extensions, RequestContext
+from proxy.outcome import ResponseOutcome
 from tests.proxy.redis_helpers import free_port
 from tests.proxy.report_factory import report, sentence
 from verifiers import ReportStatus, ResponseReport, Verdict
@@ -76,7 +77,7 @@ class ScriptedReports:
             risk=0.5,
         )
         self.recorder.record_response(
-            final, ResponseContext(request_id=ctx.request_id, tenant=None, model=ctx.model)
+            ResponseOutcome(request_id=ctx.request_id, tenant=None, model=ctx.model, report=final)
         )
         return completion
 

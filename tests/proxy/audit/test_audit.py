@@ -20,7 +20,6 @@ from proxy.audit import (
     AuditLog,
     JsonlSink,
     RedisStreamSink,
-    ResponseContext,
     build_record,
     read_entries,
     stream_entries,
@@ -30,19 +29,12 @@ from proxy.audit import (
 )
 from proxy.audit.jsonl import find_records
 from proxy.cli import main
+from proxy.outcome import ResponseOutcome
 from proxy.state import RedisLink, RedisSettings
 from tests.proxy.redis_helpers import SHARED_URL, delete_prefix, fresh_prefix, private_redis
 from tests.proxy.report_factory import report, sentence
 from verifiers import Action, ReportStatus, Verdict
 
-CTX = ResponseContext(
-    request_id="req-1",
-    tenant="acme",
-    model="gpt-x",
-    prompt="Does aspirin reduce fever?",
-    answer="Aspirin reduces fever [PMID:111]. It cures cancer.",
-    latency_ms={"upstream_total": 300.0},
-)
 REPORT = report(
     (
         sentence(0, Verdict.SUPPORTED, 2, pmids=("111",), cited=(("111", True),)),
@@ -52,10 +44,18 @@ REPORT = report(
     risk=0.25,
     policy="clinical",
 )
+CTX = ResponseOutcome(
+    request_id="req-1",
+    tenant="acme",
+    model="gpt-x",
+    report=replace(REPORT, latency_ms={**REPORT.latency_ms, "upstream_total": 300.0}),
+    prompt="Does aspirin reduce fever?",
+    answer="Aspirin reduces fever [PMID:111]. It cures cancer.",
+)
 
 
 def test_record_holds_every_decision_and_text_only_when_asked() -> None:
-    body = build_record(REPORT, CTX, include_text=False, now=1000.0).to_dict()
+    body = build_record(CTX, include_text=False, now=1000.0).to_dict()
     assert body["request_id"] == "req-1" and body["tenant"] == "acme"
     assert (body["model"], body["policy"], body["status"]) == ("gpt-x", "clinical", "flagged")
     assert (body["support"], body["risk"]) == (0.75, 0.25)
@@ -72,10 +72,10 @@ def test_record_holds_every_decision_and_text_only_when_asked() -> None:
     assert body["escalation"] is None  # no judge configured
     assert body["latency_ms"] == {"retrieval": 12.5, "verification": 40.0, "upstream_total": 300}
     assert body["prompt"] is None and body["answer"] is None
-    with_text = build_record(REPORT, CTX, include_text=True).to_dict()
+    with_text = build_record(CTX, include_text=True).to_dict()
     assert with_text["prompt"] == CTX.prompt and with_text["answer"] == CTX.answer
-    leaky = ResponseContext("r", "acme", "gpt-x", prompt="my key is sk-abcdefghijklmnop ok")
-    assert build_record(REPORT, leaky, include_text=True).prompt == "my key is [redacted] ok"
+    leaky = ResponseOutcome("r", "acme", "gpt-x", REPORT, prompt="my key is sk-abcdefghijklmnop ok")
+    assert build_record(leaky, include_text=True).prompt == "my key is [redacted] ok"
 
 
 def test_a_withheld_sentence_keeps_its_rules_and_its_words_only_with_text() -> None:
@@ -85,10 +85,12 @@ def test_a_withheld_sentence_keeps_its_rules_and_its_words_only_with_text() -> N
         rules_fired=("redact-fabricated-citation", "flag-low-confidence"),
     )
     withheld = replace(REPORT, sentences=(REPORT.sentences[0], redacted))
-    plain = build_record(withheld, CTX, include_text=False).to_dict()["sentences"]
+    plain = build_record(replace(CTX, report=withheld), include_text=False).to_dict()["sentences"]
     assert plain[1]["rules_fired"] == ["redact-fabricated-citation", "flag-low-confidence"]
     assert plain[1]["text"] is None
-    with_text = build_record(withheld, CTX, include_text=True).to_dict()["sentences"]
+    with_text = build_record(replace(CTX, report=withheld), include_text=True).to_dict()[
+        "sentences"
+    ]
     assert with_text[1]["text"] == "It cures cancer [PMID:999]."
     assert with_text[0]["text"] is None  # a sentence the client saw is in `answer` already
 
@@ -96,7 +98,7 @@ def test_a_withheld_sentence_keeps_its_rules_and_its_words_only_with_text() -> N
 def _write(path: Path, n: int) -> None:
     sink = JsonlSink(path)
     for i in range(n):
-        sink.write(build_record(REPORT, CTX, include_text=False, now=float(i)).to_dict())
+        sink.write(build_record(CTX, include_text=False, now=float(i)).to_dict())
     sink.close()
 
 
@@ -121,8 +123,8 @@ def test_a_restart_after_a_very_long_line_continues_the_chain(
     path = tmp_path / "log.jsonl"
     long_answer = replace(CTX, answer="word " * 60_000)  # 300 KB before the record's bound
     sink = JsonlSink(path)
-    sink.write(build_record(REPORT, CTX, include_text=False).to_dict())
-    long_line = build_record(REPORT, long_answer, include_text=True).to_dict()
+    sink.write(build_record(CTX, include_text=False).to_dict())
+    long_line = build_record(long_answer, include_text=True).to_dict()
     long_line["notes_pad"] = "x" * 200_000  # a line longer than any tail window
     sink.write(long_line)
     sink.close()
@@ -138,7 +140,7 @@ def test_a_restart_after_a_very_long_line_continues_the_chain(
 
 def test_record_text_is_bounded_with_a_digest_of_the_whole() -> None:
     answer = "word " * 60_000
-    body = build_record(REPORT, replace(CTX, answer=answer), include_text=True).to_dict()
+    body = build_record(replace(CTX, answer=answer), include_text=True).to_dict()
     text = body["answer"]
     assert len(text) < 21_000 and text.startswith("word word")
     assert hashlib.sha256(answer.encode()).hexdigest() in text
@@ -149,7 +151,7 @@ def test_a_failing_audit_file_never_fails_the_write_and_says_so(tmp_path: Path) 
     path = tmp_path / "log.jsonl"
     failures: list[str] = []
     log = AuditLog(jsonl=JsonlSink(path), on_failure=failures.append)
-    record = build_record(REPORT, CTX, include_text=False)
+    record = build_record(CTX, include_text=False)
     log.write(record)
     with path.open("ab") as fh:
         fh.write(b"not an audit line\n")  # another writer broke the chain's last line
@@ -199,7 +201,7 @@ def test_jsonl_from_several_processes_is_one_chain(tmp_path: Path) -> None:
 def _records(n: int, tenant: str = "acme") -> list[dict[str, object]]:
     return [
         build_record(
-            REPORT, ResponseContext(f"req-{i}", tenant, "gpt-x"), include_text=False
+            ResponseOutcome(f"req-{i}", tenant, "gpt-x", REPORT), include_text=False
         ).to_dict()
         for i in range(n)
     ]
@@ -252,8 +254,8 @@ async def test_redis_stream_from_two_replicas_is_one_verified_chain(link: RedisL
     for log in replicas:
         await log.start()
     for i in range(20):
-        ctx = ResponseContext(request_id=f"req-{i}", tenant="acme", model="gpt-x")
-        replicas[i % 2].write(build_record(REPORT, ctx, include_text=False))
+        ctx = ResponseOutcome(request_id=f"req-{i}", tenant="acme", model="gpt-x", report=REPORT)
+        replicas[i % 2].write(build_record(ctx, include_text=False))
     for log in replicas:
         assert log.redis is not None
         assert await log.redis.flush(timeout=10)
@@ -362,7 +364,7 @@ def test_record_keeps_what_a_sentence_was_judged_against_and_its_quotes() -> Non
         quotes=(QuoteCheck("999", "it cured cancer", QuoteStatus.MISQUOTE),),
     )
     body = build_record(
-        replace(REPORT, sentences=(quoted, misquoted)), CTX, include_text=False
+        replace(CTX, report=replace(REPORT, sentences=(quoted, misquoted))), include_text=False
     ).to_dict()
     assert [(s["premise"], s["quotes"]) for s in body["sentences"]] == [
         ("quote", ["found"]),

@@ -10,9 +10,10 @@ from typing import Any
 import httpx
 import redis
 
-from proxy.audit import ResponseContext, ResponseRecorder, verify_file
+from proxy.audit import ResponseRecorder, verify_file
 from proxy.cli import main
 from proxy.extensions import Extensions, RequestContext
+from proxy.outcome import ResponseOutcome
 from tests.proxy.redis_helpers import private_redis
 from tests.proxy.report_factory import report, sentence
 from tests.proxy.test_metrics import value
@@ -30,7 +31,7 @@ class RecordEveryResponse:
     async def finalise(self, completion: dict[str, Any], ctx: RequestContext) -> dict[str, Any]:
         assert self.recorder is not None
         final = report((sentence(0, Verdict.SUPPORTED, 2, pmids=("111",)),))
-        self.recorder.record_response(final, ResponseContext(ctx.request_id, None, ctx.model))
+        self.recorder.record_response(ResponseOutcome(ctx.request_id, None, ctx.model, final))
         return completion
 
 

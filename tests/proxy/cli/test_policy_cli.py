@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from policies.store import PRESETS_DIR
-from proxy.audit import JsonlSink, ResponseContext, build_record
+from proxy.audit import JsonlSink, build_record
 from proxy.cli import policy
+from proxy.outcome import ResponseOutcome
 from verifiers import Action, ReportStatus, ResponseReport, SentenceAnnotation, Verdict, to_json
 
 
@@ -100,7 +101,7 @@ def test_replay_on_reports_and_on_the_real_audit_log(
 
     audit = tmp_path / "audit.jsonl"
     sink = JsonlSink(audit)
-    record = build_record(_report(), ResponseContext("req-1", "acme", "gpt-4o"), include_text=False)
+    record = build_record(ResponseOutcome("req-1", "acme", "gpt-4o", _report()), include_text=False)
     sink.write(record.to_dict())
     sink.close()
     assert (

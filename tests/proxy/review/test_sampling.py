@@ -7,13 +7,15 @@ from dataclasses import replace
 
 import pytest
 
-from proxy.audit import ResponseContext
+from proxy.outcome import ResponseOutcome
 from proxy.review.sampling import Sampler
 from proxy.settings.review import VERDICTS, ReviewSettings
 from tests.proxy.report_factory import report, sentence
-from verifiers import Action, Evidence, ReportStatus, Verdict
+from verifiers import Action, Evidence, ReportStatus, ResponseReport, Verdict
 
-CTX = ResponseContext(request_id="req-1", tenant="clinic", model="gpt-test")
+
+def _outcome(answer: ResponseReport, **changes: object) -> ResponseOutcome:
+    return ResponseOutcome("req-1", "clinic", "gpt-test", answer, **changes)  # type: ignore[arg-type]
 
 
 def _settings(**changes: object) -> ReviewSettings:
@@ -27,15 +29,16 @@ def test_the_settings_list_every_verdict() -> None:
 def test_policy_actions_always_enter_and_nothing_else_at_rate_zero() -> None:
     settings = _settings(default_rate=0.0, verified_response_rate=0.0)
     found = Sampler(settings).select(
-        report(
-            (
-                sentence(0, Verdict.SUPPORTED),
-                sentence(1, Verdict.UNSUPPORTED, action=Action.FLAG),
-                sentence(2, Verdict.CONTRADICTED, action=Action.REDACT),
-            ),
-            status=ReportStatus.REDACTED,
+        _outcome(
+            report(
+                (
+                    sentence(0, Verdict.SUPPORTED),
+                    sentence(1, Verdict.UNSUPPORTED, action=Action.FLAG),
+                    sentence(2, Verdict.CONTRADICTED, action=Action.REDACT),
+                ),
+                status=ReportStatus.REDACTED,
+            )
         ),
-        CTX,
         now=0.0,
     )
     assert [(x.sentence, x.reason, x.inclusion) for x in found] == [
@@ -48,7 +51,9 @@ def test_policy_actions_always_enter_and_nothing_else_at_rate_zero() -> None:
 def test_sentences_the_verifier_cannot_vouch_for_always_enter() -> None:
     settings = _settings(default_rate=0.0, verified_response_rate=0.0)
     unsure = replace(sentence(1, Verdict.SUPPORTED), needs_review=True)
-    found = Sampler(settings).select(report((sentence(0, Verdict.SUPPORTED), unsure)), CTX, 0.0)
+    found = Sampler(settings).select(
+        _outcome(report((sentence(0, Verdict.SUPPORTED), unsure))), 0.0
+    )
     assert [(x.sentence, x.reason, x.inclusion, x.needs_review) for x in found] == [
         (1, "needs_review", 1.0, True)
     ]
@@ -56,15 +61,12 @@ def test_sentences_the_verifier_cannot_vouch_for_always_enter() -> None:
 
 def test_a_deciding_span_keeps_the_abstract_it_indexes_into() -> None:
     settings = _settings(default_rate=1.0)
-    ctx = replace(
-        CTX,
-        evidence=(
-            Evidence("111", "Title", "span of the abstract", ()),
-            Evidence("222", "Title", "a different text", ()),
-        ),
+    evidence = (
+        Evidence("111", "Title", "span of the abstract", ()),
+        Evidence("222", "Title", "a different text", ()),
     )
     answer = report((sentence(0, Verdict.SUPPORTED, pmids=("111", "222", "333")),))
-    (found,) = Sampler(settings).select(answer, ctx, 0.0)
+    (found,) = Sampler(settings).select(_outcome(answer, evidence=evidence), 0.0)
     # 222's abstract does not hold the span at its offsets, and 333 was not in the evidence.
     assert [(q.pmid, q.abstract) for q in found.evidence] == [
         ("111", "span of the abstract"),
@@ -75,17 +77,17 @@ def test_a_deciding_span_keeps_the_abstract_it_indexes_into() -> None:
 
 def test_nothing_is_sampled_when_off_for_another_tenant_or_unverified() -> None:
     flagged = report((sentence(0, Verdict.UNSUPPORTED, action=Action.FLAG),))
-    assert Sampler(ReviewSettings()).select(flagged, CTX, 0.0) == []
-    assert Sampler(_settings(tenants=("other",))).select(flagged, CTX, 0.0) == []
+    assert Sampler(ReviewSettings()).select(_outcome(flagged), 0.0) == []
+    assert Sampler(_settings(tenants=("other",))).select(_outcome(flagged), 0.0) == []
     unverified = report((sentence(0, Verdict.SUPPORTED),), status=ReportStatus.UNVERIFIED)
-    assert Sampler(_settings(default_rate=1.0)).select(unverified, CTX, 0.0) == []
+    assert Sampler(_settings(default_rate=1.0)).select(_outcome(unverified), 0.0) == []
 
 
 def test_a_verified_sentence_records_both_ways_it_could_have_entered() -> None:
     settings = _settings(rates={"supported": 0.2}, verified_response_rate=0.5)
     answer = report((sentence(0, Verdict.SUPPORTED), sentence(1, Verdict.SUPPORTED)))
     draws = iter([0.1, 0.9, 0.9])  # the response is drawn whole; neither sentence on its own
-    found = Sampler(settings, lambda: next(draws)).select(answer, CTX, 0.0)
+    found = Sampler(settings, lambda: next(draws)).select(_outcome(answer), 0.0)
     assert [(x.reason, x.response_inclusion) for x in found] == [("response", 0.5)] * 2
     assert found[0].inclusion == pytest.approx(1 - 0.8 * 0.5)
 
@@ -103,7 +105,7 @@ def test_sentences_enter_at_their_verdicts_rate() -> None:
     trials = 4_000
     entered = {"supported": 0, "unsupported": 0}
     for _ in range(trials):
-        for found in sampler.select(answer, CTX, 0.0):
+        for found in sampler.select(_outcome(answer), 0.0):
             assert found.inclusion == rates[found.verdict]
             entered[found.verdict] += 1
     for verdict, rate in rates.items():
