@@ -57,11 +57,13 @@ class RequestState:
     # it was sent with a ``pmid``): the ``url_citation`` annotations point there.
     document_links: dict[str, str] = field(default_factory=dict)
     # Verification preparer: the policy the answer is judged under (None: not verified),
-    # whether the caller skipped verification as that policy allows, and whether the request
-    # asked for a JSON answer (``response_format``).
+    # whether the caller skipped verification as that policy allows, whether the request
+    # asked for a JSON answer (``response_format``) and whether for a structured one (JSON or
+    # a forced tool call: a block is declined with a ``refusal``).
     policy: Policy | None = None
     verification_skipped: bool = False
     json_answer: bool = False
+    structured_answer: bool = False
     prompt: str | None = None  # the caller's last user message, for the audit record
     # Finalisers: headers for the response (verification status and risk).
     response_headers: dict[str, str] = field(default_factory=dict)

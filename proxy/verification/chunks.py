@@ -46,30 +46,30 @@ def template_of(data: Mapping[str, Any] | None) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class BlockMessageChunk(StreamChunk):
-    """The policy's block message, sent to a chat client as content, or in a JSON answer as
-    the ``refusal`` OpenAI gives a declined structured answer (content would break the JSON the
-    client is parsing); a dialect that has a refusal of its own (Responses) sends ``message``
-    as that, in either case."""
+    """The policy's block message, sent to a chat client as content, or in a structured answer
+    (JSON, a forced tool call) as the ``refusal`` OpenAI gives a declined structured answer
+    (content would break the object the client is parsing); a dialect that has a refusal of its
+    own (Responses) sends ``message`` as that, in either case."""
 
     message: str = ""
 
 
 def block_message_chunk(
-    template: Mapping[str, Any], separator: str, message: str, *, json_content: bool
+    template: Mapping[str, Any], separator: str, message: str, *, structured: bool
 ) -> StreamChunk:
     plain = (
         _chunk(template, {"refusal": message}, None)
-        if json_content
+        if structured
         else content_chunk(template, separator + message)
     )
     return BlockMessageChunk(raw=plain.raw, data_text=plain.data_text, message=message)
 
 
-def block_finish_reason(*, json_content: bool, refused: bool) -> str:
-    """How a blocked stream finishes: ``content_filter``, except for a JSON answer declined
-    with a refusal, which finishes ``stop`` as OpenAI's refusals do (the SDK's stream helper
-    raises on ``content_filter`` before it reads a refusal)."""
-    return STOP if json_content and refused else CONTENT_FILTER
+def block_finish_reason(*, structured: bool, refused: bool) -> str:
+    """How a blocked stream finishes: ``content_filter``, except for a structured answer
+    declined with a refusal, which finishes ``stop`` as OpenAI's refusals do (the SDK's stream
+    helper raises on ``content_filter`` before it reads a refusal)."""
+    return STOP if structured and refused else CONTENT_FILTER
 
 
 def role_chunk(template: Mapping[str, Any]) -> StreamChunk:

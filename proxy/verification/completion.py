@@ -56,10 +56,12 @@ async def verify_completion(
     record: Record,
     *,
     json_content: bool,
+    structured: bool = False,
     quotes: QuoteDisplay = QuoteDisplay.STRIP,
 ) -> VerifiedCompletion:
-    """Every choice verified and enforced; ``quotes``: what the client reads of a quoted
-    citation (:mod:`proxy.verification.quotes`)."""
+    """Every choice verified and enforced; ``json_content``: the content is JSON;
+    ``structured``: a block is declined with a refusal (JSON or a forced tool call asked for);
+    ``quotes``: what the client reads of a quoted citation (:mod:`proxy.verification.quotes`)."""
     upstream = completion.get("choices")
     entries: list[object] = list(upstream) if isinstance(upstream, list) else []
     choices: list[object] = []
@@ -77,7 +79,7 @@ async def verify_completion(
         outcome = await session.verify(texts)
         record(outcome, texts.text)
         choice, report = enforce_on_choice(
-            entry, shape.index, outcome, session, texts, json_content=json_content
+            entry, shape.index, outcome, session, texts, structured=structured
         )
         if choice is not None:
             choices.append(choice)

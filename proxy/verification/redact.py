@@ -1,10 +1,11 @@
 """Enforcing a policy's block and redact on a non-streamed completion.
 
 Blocked: the content becomes the policy's message and ``finish_reason`` is ``content_filter``,
-as OpenAI reports filtered output (status 200); a JSON answer (``response_format``) instead
-gets OpenAI's form of a declined structured answer, ``content: null`` and the message in
-``refusal`` with ``finish_reason: "stop"``, which the openai SDK's ``parse()`` hands the app
-(it raises on ``content_filter`` before it looks at the refusal).
+as OpenAI reports filtered output (status 200); a structured answer (``response_format`` JSON,
+a forced tool call) instead gets OpenAI's form of a declined structured answer,
+``content: null`` and the message in ``refusal`` with ``finish_reason: "stop"``, which the
+openai SDK's ``parse()`` and instructor's TOOLS mode hand the app (``parse()`` raises on
+``content_filter`` before it looks at the refusal).
 Redacted: each redacted sentence's text is replaced by its message, the rest of the answer is
 kept; in a JSON answer or tool-call arguments the replacement happens inside the string value,
 so the JSON stays valid (:func:`~proxy.verification.answers.redact_message`). A blocked answer
@@ -37,7 +38,7 @@ def enforce_on_choice(
     session: VerificationSession,
     texts: AnswerTexts,
     *,
-    json_content: bool = False,
+    structured: bool = False,
 ) -> tuple[object, ResponseReport]:
     """One choice as the client may get it, rendered from what was read (the allowlist of
     :mod:`proxy.verification.render`), and the report the client may see. ``choice`` is the
@@ -47,7 +48,7 @@ def enforce_on_choice(
     if outcome.decision.enforced_action is Action.BLOCK:
         # A blocked answer keeps nothing of its own: no tool calls, no refusal, no logprobs.
         text = outcome.decision.message or ""
-        if json_content:
+        if structured:
             refused = {"role": "assistant", "content": None, "refusal": text}
             blocked = {"index": index, "message": refused, "finish_reason": "stop"}
         else:

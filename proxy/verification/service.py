@@ -55,6 +55,7 @@ from proxy.verification.session import Outcome, VerificationSession
 from proxy.verification.shapes import (
     TEXT_PART_SEPARATOR,
     asks_for_json,
+    asks_for_structure,
     choice_shapes,
     content_text,
     message_text,
@@ -109,6 +110,7 @@ class VerificationService:
             ctx.state.verification_skipped = True
         ctx.state.policy = policy
         ctx.state.json_answer = asks_for_json(request.body)
+        ctx.state.structured_answer = asks_for_structure(request.body)
         ctx.state.prompt = _prompt(request.messages)
         return request
 
@@ -124,7 +126,11 @@ class VerificationService:
             return chunks
         gate = session.policy.stream_mode is StreamMode.GATE
         mode = gate_stream if gate else annotate_stream
-        shape = StreamShape(json_content=ctx.state.json_answer, quotes=self._quotes)
+        shape = StreamShape(
+            json_content=ctx.state.json_answer,
+            structured=ctx.state.structured_answer,
+            quotes=self._quotes,
+        )
 
         def record(outcome: Outcome, answer: str) -> None:
             self._record(outcome, ctx, answer)
@@ -170,6 +176,7 @@ class VerificationService:
             new_session,
             lambda outcome, answer: self._record(outcome, ctx, answer),
             json_content=ctx.state.json_answer,
+            structured=ctx.state.structured_answer,
             quotes=self._quotes,
         )
         ctx.state.response_headers.update(verified.headers)

@@ -130,10 +130,21 @@ JSON_FORMATS = ("json_object", "json_schema")
 
 def asks_for_json(body: Mapping[str, Any]) -> bool:
     """The request asked for a JSON answer (``response_format`` ``json_object``/``json_schema``)."""
-    # Issue-15 engineer, 22:05: my rewrite of this module may have dropped your version of this
-    # function; this is my reconstruction from its use in service.py -- please check it.
     fmt = body.get("response_format")
     return isinstance(fmt, Mapping) and fmt.get("type") in JSON_FORMATS
+
+
+def asks_for_structure(body: Mapping[str, Any]) -> bool:
+    """The request asked for a structured answer: JSON, or a tool call it forces
+    (``tool_choice`` ``"required"`` or a named function), which structured-output clients
+    (instructor's TOOLS mode, ``parse()`` with a function tool) read as their object. A block of
+    such an answer is declined with a ``refusal``, as OpenAI declines one: text in its place
+    would be read as a malformed object (and retried)."""
+    choice = body.get("tool_choice")
+    forced = choice == "required" or (
+        isinstance(choice, Mapping) and choice.get("type") == "function"
+    )
+    return forced or asks_for_json(body)
 
 
 @dataclass(frozen=True, slots=True)

@@ -88,10 +88,13 @@ MAX_BACKLOG_CHARS = 32_768
 
 @dataclass(frozen=True, slots=True)
 class StreamShape:
-    """What the request asked for: ``json_content`` -- the answer's content is JSON; and what
-    the client reads of a quoted citation (``quotes``, :mod:`proxy.verification.quotes`)."""
+    """What the request asked for: ``json_content`` -- the answer's content is JSON;
+    ``structured`` -- a structured answer (JSON or a forced tool call), whose block is declined
+    with a refusal; and what the client reads of a quoted citation (``quotes``,
+    :mod:`proxy.verification.quotes`)."""
 
     json_content: bool = False
+    structured: bool = False
     quotes: QuoteDisplay = QuoteDisplay.STRIP
 
 
@@ -583,16 +586,16 @@ def _blocked(
     """The block message, the client's report (with the citations of the text shown),
     ``finish_reason: "content_filter"`` and the
     upstream's usage counts when it sent them (a block found before its end cancels it: no
-    counts, none sent). A JSON answer gets no message text (it would break the JSON the client
-    is parsing): the message is its ``refusal`` and it finishes ``stop``, as OpenAI declines a
-    structured answer (:class:`~proxy.verification.chunks.BlockMessageChunk`)."""
+    counts, none sent). A structured answer gets no message text (it would break the object the
+    client is parsing): the message is its ``refusal`` and it finishes ``stop``, as OpenAI
+    declines a structured answer (:class:`~proxy.verification.chunks.BlockMessageChunk`)."""
     message = outcome.decision.message or ""
-    json_content = held.shape.json_content
+    structured = held.shape.structured
     out: list[StreamChunk] = []
     if message:
-        out.append(block_message_chunk(template, separator, message, json_content=json_content))
+        out.append(block_message_chunk(template, separator, message, structured=structured))
     out.append(report_chunk(template, report, annotations))
-    reason = block_finish_reason(json_content=json_content, refused=bool(message))
+    reason = block_finish_reason(structured=structured, refused=bool(message))
     out.append(finish_chunk(template, reason))
     if held.usage is not None:
         out.append(usage_chunk(template, held.usage))

@@ -345,3 +345,40 @@ def test_blocked_json_answer_is_a_refusal_that_parse_reads(
     ).choices[0]
     assert plain.finish_reason == "content_filter" and plain.message.refusal is None
     assert plain.message.content == choice.message.refusal
+
+
+@pytest.mark.parametrize("tool_choice", ["required", "named"])
+def test_blocked_forced_tool_call_is_a_refusal(
+    emulator: RunningEmulator, client: openai.OpenAI, tool_choice: str
+) -> None:
+    """A forced tool call is the app's structured answer (instructor's TOOLS mode, ``parse()``
+    with a function tool): blocked, it is declined with a ``refusal`` and ``finish_reason:
+    "stop"``, no tool call, streamed or not; an optional one (``auto``) keeps the block text
+    and ``content_filter``."""
+    emulator.emulator.tool_arguments = _finding(f"{SUPPORTED} {WRONG_DOSE}")
+    tool = openai.pydantic_function_tool(Finding)
+    choice: Any = "required"
+    if tool_choice == "named":
+        choice = {"type": "function", "function": {"name": "Finding"}}
+    common: Any = {
+        "model": "gpt-x",
+        "messages": QUESTION,
+        "tools": [tool],
+        "tool_choice": choice,
+        "extra_body": _options("clinical-strict"),
+    }
+    message = client.chat.completions.parse(**common).choices[0]
+    assert message.finish_reason == "stop" and not message.message.tool_calls
+    assert message.message.content is None
+    assert (message.message.refusal or "").startswith("This answer")
+    chunks = list(client.chat.completions.create(**common, stream=True))
+    assert "bupivacaine 200 mg" not in "".join(c.model_dump_json() for c in chunks)
+    deltas = [c.choices[0].delta for c in chunks if c.choices]
+    assert not any(d.tool_calls or d.content for d in deltas)
+    assert "".join(d.refusal or "" for d in deltas) == message.message.refusal
+    finishes = [c.choices[0].finish_reason for c in chunks if c.choices]
+    assert [f for f in finishes if f] == ["stop"]
+    assert _annotations(chunks)[-1]["status"] == "blocked"
+    auto = client.chat.completions.create(**{**common, "tool_choice": "auto"}).choices[0]
+    assert auto.finish_reason == "content_filter" and auto.message.refusal is None
+    assert auto.message.content == message.message.refusal
