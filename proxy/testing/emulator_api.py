@@ -7,8 +7,9 @@ the Responses API, in OpenAI's wire format (what the openai SDK sends and parses
 * ``POST /v1/files`` (multipart), ``GET /v1/files``, ``GET /v1/files/{id}``,
   ``GET /v1/files/{id}/content``: files kept in memory; ``uploads`` records each upload's size.
 * ``POST /v1/completions``: the emulator's answer as ``text_completion`` (streamed and not).
-* ``POST /v1/responses``: the answer as a ``response`` with one message item, or streamed as
-  ``response.created`` … ``response.output_text.delta`` … ``response.completed``.
+* ``POST /v1/responses``: the answer as a ``response`` with one message item (logprobs when
+  asked) or a function call (when ``tools`` are given), streamed or not
+  (:mod:`proxy.testing.emulator_responses`).
 
 The answer and the failure modes are the chat route's (``reply``, ``X-Emulator-Mode``).
 """
@@ -32,11 +33,10 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from proxy.testing import hostile
+from proxy.testing.emulator_responses import ResponsesReply, last_input_text, pieces
 
 if TYPE_CHECKING:
     from proxy.testing.emulator import Emulator, Modes
-
-_TOKEN_SPLIT = " "
 
 
 @dataclass
@@ -198,7 +198,7 @@ class ApiRoutes:
             return JSONResponse({**base, "choices": choices, "usage": _usage(prompt, text)})
 
         async def events() -> AsyncIterator[bytes]:
-            for piece in _pieces(text):
+            for piece in pieces(text):
                 for choice in choices:
                     yield _data(
                         {**base, "choices": [{**choice, "text": piece, "finish_reason": None}]}
@@ -215,15 +215,8 @@ class ApiRoutes:
         body, failure, modes = await self._json_modes(request)
         if failure is not None:
             return failure
-        n = next(self._ids)
-        reply = _Reply(
-            id=f"resp_emu{n}",
-            item_id=f"msg_emu{n}",
-            model=str(body.get("model")),
-            instructions=body.get("instructions"),
-            text=self._answer(body, _last_input_text(body.get("input"))),
-            prompt=_last_input_text(body.get("input")),
-        )
+        text = self._answer(body, last_input_text(body.get("input")))
+        reply = ResponsesReply.build(body, next(self._ids), text, self._emu.tool_arguments)
         if modes.hostile is not None:
             envelope = reply.response("completed", with_output=False)
             if body.get("stream"):
@@ -236,79 +229,6 @@ class ApiRoutes:
         return StreamingResponse(_framed(reply.events()), media_type="text/event-stream")
 
 
-@dataclass(frozen=True, slots=True)
-class _Reply:
-    id: str
-    item_id: str
-    model: str
-    instructions: object
-    text: str
-    prompt: str
-    created_at: int = field(default_factory=lambda: int(time.time()))
-
-    def part(self, text: str) -> dict[str, Any]:
-        return {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
-
-    def item(self, status: str, content: list[dict[str, Any]]) -> dict[str, Any]:
-        return {
-            "type": "message",
-            "id": self.item_id,
-            "status": status,
-            "role": "assistant",
-            "content": content,
-        }
-
-    def response(self, status: str, *, with_output: bool) -> dict[str, Any]:
-        output = [self.item("completed", [self.part(self.text)])] if with_output else []
-        done = status == "completed"
-        return {
-            "id": self.id,
-            "object": "response",
-            "created_at": self.created_at,
-            "status": status,
-            "error": None,
-            "incomplete_details": None,
-            "instructions": self.instructions,
-            "model": self.model,
-            "output": output,
-            "parallel_tool_calls": True,
-            "temperature": 1.0,
-            "tool_choice": "auto",
-            "tools": [],
-            "top_p": 1.0,
-            "text": {"format": {"type": "text"}},
-            "metadata": {},
-            "usage": _responses_usage(self.prompt, self.text) if done else None,
-        }
-
-    def events(self) -> Iterator[dict[str, Any]]:
-        at = {"item_id": self.item_id, "output_index": 0, "content_index": 0}
-        yield {
-            "type": "response.created",
-            "response": self.response("in_progress", with_output=False),
-        }
-        yield {
-            "type": "response.in_progress",
-            "response": self.response("in_progress", with_output=False),
-        }
-        yield {
-            "type": "response.output_item.added",
-            "output_index": 0,
-            "item": self.item("in_progress", []),
-        }
-        yield {"type": "response.content_part.added", **at, "part": self.part("")}
-        for piece in _pieces(self.text):
-            yield {"type": "response.output_text.delta", **at, "delta": piece, "logprobs": []}
-        yield {"type": "response.output_text.done", **at, "text": self.text, "logprobs": []}
-        yield {"type": "response.content_part.done", **at, "part": self.part(self.text)}
-        item = self.item("completed", [self.part(self.text)])
-        yield {"type": "response.output_item.done", "output_index": 0, "item": item}
-        yield {
-            "type": "response.completed",
-            "response": self.response("completed", with_output=True),
-        }
-
-
 async def _framed(events: Iterator[dict[str, Any]]) -> AsyncIterator[bytes]:
     for number, event in enumerate(events):
         event["sequence_number"] = number
@@ -319,11 +239,6 @@ def _data(payload: Mapping[str, Any]) -> bytes:
     return b"data: " + json.dumps(payload).encode() + b"\n\n"
 
 
-def _pieces(text: str) -> list[str]:
-    words = text.split(_TOKEN_SPLIT)
-    return [w + (_TOKEN_SPLIT if i < len(words) - 1 else "") for i, w in enumerate(words)]
-
-
 def _vector(text: str, dims: int) -> list[float]:
     digest = hashlib.sha256(text.encode()).digest()
     return [round((digest[i % len(digest)] - 128) / 128, 4) for i in range(dims)]
@@ -332,31 +247,6 @@ def _vector(text: str, dims: int) -> list[float]:
 def _usage(prompt: object, text: str) -> dict[str, int]:
     p, c = len(str(prompt).split()), len(text.split())
     return {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
-
-
-def _responses_usage(prompt: str, text: str) -> dict[str, Any]:
-    p, c = len(prompt.split()), len(text.split())
-    return {
-        "input_tokens": p,
-        "input_tokens_details": {"cached_tokens": 0},
-        "output_tokens": c,
-        "output_tokens_details": {"reasoning_tokens": 0},
-        "total_tokens": p + c,
-    }
-
-
-def _last_input_text(value: object) -> str:
-    """The last user text of a Responses ``input``: a string, or a list of message items."""
-    if isinstance(value, str):
-        return value
-    for item in reversed(value if isinstance(value, list) else []):
-        if isinstance(item, dict) and item.get("role", "user") == "user":
-            content = item.get("content")
-            if isinstance(content, str):
-                return content
-            if isinstance(content, list):
-                return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    return ""
 
 
 def _bad_request(message: str) -> JSONResponse:

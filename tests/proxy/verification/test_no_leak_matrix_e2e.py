@@ -12,7 +12,13 @@ and the answer is never ``verified``. Where the design delivers them (an annotat
 text before it is verified; an answer the proxy cannot verify passes as ``unverified`` under a
 policy that does not fail closed), the case says so in its parametrization, and the test checks
 that the words did arrive, so the shape really carried them, and were never called
-``verified``. Combinations the API does not offer are skipped with the reason."""
+``verified``. Where a gate withholds a whole shape it cannot verify (a Responses function call),
+nothing of it arrives and the report says why. Combinations the API does not offer are skipped
+with the reason.
+
+On the Responses API the emulator answers ``tools`` with a ``function_call`` item and, asked
+for logprobs, puts them on the ``output_text`` part and each text delta
+(:mod:`proxy.testing.emulator_responses`), so those cells carry the words too."""
 
 from __future__ import annotations
 
@@ -89,6 +95,28 @@ class Case:
             return "an annotate stream sends text before it is verified (redact is recorded)"
         if self.mode == "annotate" and self.route == "completions" and self.n > 1:
             return "a completion with n > 1 cannot be verified; it passes unverified"
+        if self.mode == "annotate" and self.route == "responses" and self.tools:
+            return "a Responses function call is not verified; it passes unverified"
+        return None
+
+    def withheld_whole(self) -> str | None:
+        """Why a gate withholds the whole answer, the words it may release included (None: it
+        releases what its policy allows)."""
+        if self.mode == "gate" and self.route == "responses" and self.tools:
+            return "a Responses function call is not verified; a closed gate withholds it"
+        return None
+
+    def known_leak(self) -> str | None:
+        """A leak found and not yet fixed (None: none); the case is a strict xfail, so the fix
+        turns it into a failure that asks for this to go."""
+        leaks = self.route == "responses" and self.stream and self.tools and self.structured
+        if self.mode == "gate" and leaks:
+            return (
+                "a streamed Responses function call asked for JSON output: the gate blocks "
+                "it (report 'blocked'), but with no message item for the block's refusal "
+                "ResponsesDialect.final_events drops the refusal and apply() copies the "
+                "upstream's function_call item into response.completed"
+            )
         return None
 
 
@@ -101,6 +129,8 @@ def _cases() -> Iterator[Any]:
         marks = []
         if (reason := case.not_offered()) is not None:
             marks.append(pytest.mark.skip(reason=f"not offered by the API: {reason}"))
+        if (reason := case.known_leak()) is not None:
+            marks.append(pytest.mark.xfail(reason=f"known leak (issue 26): {reason}", strict=True))
         yield pytest.param(case, id=case.id, marks=marks)
 
 
@@ -191,6 +221,9 @@ def test_nothing_withheld_reaches_the_client(
     upstream.emulator.reply = answer if case.structured else ANSWER
     upstream.emulator.tool_arguments = answer
     received = _request(sdk_client(matrix_proxy.base_url), case)
+    if case.route == "responses":  # the upstream was asked for them, so its answer has them
+        sent = upstream.emulator.stats.requests[-1]
+        assert ("top_logprobs" in sent, "tools" in sent) == (case.logprobs, case.tools)
     text = received.decode("utf-8", "replace")
     leaked = [w for w in (WORD, FAKE_PMID) if w in text]
     statuses = [r["status"] for r in _reports(received)]
@@ -203,4 +236,7 @@ def test_nothing_withheld_reaches_the_client(
         assert json.loads(text)["error"]["code"] == "unverifiable_request"
         return
     assert statuses, text  # reported: never passed silently
+    if case.withheld_whole() is not None:
+        assert OPENING not in text and set(statuses) == {"blocked"}, text
+        return
     assert OPENING in text  # what the policy allows was released
