@@ -47,7 +47,8 @@ def _cell(result: Mapping[str, Any] | None) -> str:
         return "not run"
     if result["ok"]:
         return "works"
-    error = _IDS.sub("<id>", str(result.get("error", ""))).replace("|", "\\|")
+    error = " ".join(str(result.get("error", "")).split())  # one line in a table cell
+    error = _IDS.sub("<id>", error).replace("|", "\\|")
     return f"fails: {error[:120]}"
 
 

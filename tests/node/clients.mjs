@@ -4,9 +4,11 @@
 // what the client really exposes. Driven by tests/proxy/test_client_matrix_e2e.py:
 //   node clients.mjs '{"baseURL": ..., "headers": {...}}'
 // prints one JSON line: a list of
-// {client, operation, ok, error, text, report, reportVia, citations, citationsVia}.
+// {client, operation, ok, error, text, report, reportVia, citations, citationsVia}, and for a
+// stream that asked for it the usage the app reached ({prompt, completion, total}; null: none),
+// for a structured answer (Output.object) the refusal the app was handed (null: none).
 import { createOpenAI } from "@ai-sdk/openai";
-import { generateText, streamText } from "ai";
+import { generateText, jsonSchema, NoObjectGeneratedError, Output, streamText } from "ai";
 import OpenAI from "openai";
 
 const { baseURL, headers, input } = JSON.parse(process.argv[2]);
@@ -33,6 +35,7 @@ const outputCited = (response) =>
 const sourced = (sources) => sources.filter((s) => s.sourceType === "url").map((s) => s.url);
 
 // streamText as an app reads it: the text parts of the full stream, an error part thrown.
+// The AI SDK's streams ask for usage themselves (chat: stream_options.include_usage).
 async function streamed(model) {
   const result = streamText({ model, prompt: input, maxRetries: 0 });
   let text = "";
@@ -41,9 +44,65 @@ async function streamed(model) {
     if (part.type === "error") throw part.error;
   }
   const { id } = await result.response;
+  const usage = await result.usage;
   return {
     text, report: await stored(id), reportVia: "GET …/{response.id}/verification",
     citations: sourced(await result.sources), citationsVia: "sources",
+    usage: { prompt: usage.inputTokens, completion: usage.outputTokens, total: usage.totalTokens },
+  };
+}
+
+const chatUsage = (usage) => usage && { prompt: usage.prompt_tokens, completion: usage.completion_tokens, total: usage.total_tokens };
+
+// Output.object: the answer as an object of this schema. The SDK declines an object the model
+// refused (OpenAI's `refusal`) with NoObjectGeneratedError, finishReason "content-filter" and
+// the refusal as its text: that is what an app catches.
+const finding = Output.object({
+  schema: jsonSchema({
+    type: "object",
+    properties: { answer: { type: "string" } },
+    required: ["answer"],
+    additionalProperties: false,
+  }),
+});
+
+// A JSON answer keeps its quoted citations in its own text (no url_citation annotations).
+const inJson = "the JSON's text (quotes kept)";
+
+async function declined(error) {
+  if (!NoObjectGeneratedError.isInstance(error) || error.finishReason !== "content-filter") throw error;
+  return {
+    text: "", refusal: error.text,
+    report: await stored(error.response.id), reportVia: "GET …/{response.id}/verification",
+    citationsVia: inJson,
+  };
+}
+
+async function generatedObject(model) {
+  let result;
+  try {
+    result = await generateText({ model, prompt: input, output: finding, maxRetries: 0 });
+  } catch (error) {
+    return declined(error);
+  }
+  return {
+    text: result.output.answer, refusal: null,
+    report: result.response.body.verification, reportVia: "response.body.verification", citationsVia: inJson,
+  };
+}
+
+async function streamedObject(model) {
+  const result = streamText({ model, prompt: input, output: finding, maxRetries: 0 });
+  let output;
+  try {
+    output = await result.output;
+  } catch (error) {
+    return declined(error);
+  }
+  const { id } = await result.response;
+  return {
+    text: output.answer, refusal: null,
+    report: await stored(id), reportVia: "GET …/{response.id}/verification", citationsVia: inJson,
   };
 }
 
@@ -60,21 +119,26 @@ const operations = {
   "openai-node|chat.completions.create stream": async () => {
     let text = "";
     let report;
+    let usage = null;
     const citations = [];
-    for await (const chunk of await sdk.chat.completions.create({ model: "m", messages, stream: true })) {
+    const stream_options = { include_usage: true };
+    for await (const chunk of await sdk.chat.completions.create({ model: "m", messages, stream: true, stream_options })) {
       text += chunk.choices[0]?.delta?.content ?? "";
       citations.push(...chatCited(chunk.choices[0]?.delta?.annotations));
       if (chunk.verification?.sentences) report = chunk.verification;
+      if (chunk.usage) usage = chatUsage(chunk.usage);
     }
-    return { text, report, reportVia: "the report chunk's verification", citations, citationsVia: "delta.annotations" };
+    return {
+      text, report, reportVia: "the report chunk's verification", citations, citationsVia: "delta.annotations", usage,
+    };
   },
   "openai-node|chat.completions.stream()": async () => {
-    const stream = sdk.chat.completions.stream({ model: "m", messages });
+    const stream = sdk.chat.completions.stream({ model: "m", messages, stream_options: { include_usage: true } });
     const final = await stream.finalChatCompletion();
     const { message } = final.choices[0];
     return {
       text: message.content, report: await stored(final.id), reportVia: "GET …/{completion.id}/verification",
-      citations: chatCited(message.annotations), citationsVia: "message.annotations",
+      citations: chatCited(message.annotations), citationsVia: "message.annotations", usage: chatUsage(final.usage) ?? null,
     };
   },
   "openai-node|responses.create": async () => {
@@ -146,6 +210,10 @@ const operations = {
     };
   },
   "ai-sdk|streamText responses": () => streamed(vercel.responses("m")),
+  "ai-sdk|generateText chat Output.object": () => generatedObject(vercel.chat("m")),
+  "ai-sdk|streamText chat Output.object": () => streamedObject(vercel.chat("m")),
+  "ai-sdk|generateText responses Output.object": () => generatedObject(vercel.responses("m")),
+  "ai-sdk|streamText responses Output.object": () => streamedObject(vercel.responses("m")),
 };
 
 const results = [];

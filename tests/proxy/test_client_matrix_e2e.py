@@ -2,7 +2,14 @@
 mode, streamed and not, the Responses helpers included: openai-node 6 and the Vercel AI SDK 6
 (``@ai-sdk/openai`` 3) under Node 20, from the npm registry (tests/node, installed by
 ``npm ci``), and, in this process, openai-python, LangChain and LlamaIndex (with
-veriproxy.client's handlers; through chat completions and through the Responses API).
+veriproxy.client's handlers; through chat completions and through the Responses API) and
+instructor.
+
+Structured answers (the AI SDK's ``Output.object``, instructor's JSON and TOOLS modes) get the
+answer as JSON (``{"answer": ...}``); blocked, the app must be handed the refusal as the client
+hands over any of OpenAI's, after one upstream call (no retry). A stream that asked for usage
+(``stream_options.include_usage``; the AI SDK asks itself) must hand the app the upstream's own
+counts, in gate mode after the block too.
 
 Each operation is what an app writes; the report is reached only through what the client
 really hands the app (a field of the object it returns, an event it yields, or the answer's id
@@ -18,6 +25,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,17 +39,22 @@ from scripts.client_matrix import DOC, RESULTS, render, replace_table
 from tests.conftest import ProxyFactory, sdk_client
 
 NODE_DIR = Path(__file__).parents[1] / "node"
-NODE_OPERATIONS = 11  # in tests/node/clients.mjs: a client that stops early fails the count
+NODE_OPERATIONS = 15  # in tests/node/clients.mjs: a client that stops early fails the count
 INPUT = "Does aspirin reduce fever?"
 ANSWER = (
     'Aspirin reduces fever in adults [PMID:1 "Aspirin reduces fever in adults"]. '
     "The moon is made of green cheese."
 )
 SHOWN = "Aspirin reduces fever in adults [PMID:1]. The moon is made of green cheese."
+# A structured answer keeps its quotes (they are JSON string values the app reads).
+STRUCTURED = json.dumps({"answer": ANSWER})
+# The emulator counts words: the upstream's usage of the whole answer, blocked part included.
+COMPLETION_TOKENS = len(ANSWER.split())
 BLOCKED = "green cheese"
 DOCUMENTS = [{"pmid": "1", "title": "Aspirin", "abstract": "Aspirin reduces fever in adults."}]
 CITED = ["https://pubmed.ncbi.nlm.nih.gov/1/"]  # the document was sent with its PMID
 NOT_EXPOSED = "not exposed"
+IN_JSON = "the JSON's text (quotes kept)"  # a structured answer's citations
 GATE = """
 name: gate-block
 stream_mode: gate
@@ -63,6 +76,10 @@ class Result:
     via: str
     citations: list[str] | None = None
     citations_via: str = NOT_EXPOSED
+    structured: bool = False  # a structured answer: text is its field, refusal what declined it
+    refusal: str | None = None
+    usage: dict[str, int] | None = None  # asked for: the counts the app reached
+    calls: int | None = None  # upstream calls the operation made (counted where it may retry)
 
 
 Operation = Callable[[], Result]
@@ -94,8 +111,11 @@ def stored(proxy: RunningProxy, answer_id: str) -> dict[str, Any]:
     return dict(response.json()["verification"])
 
 
-def python_operations(proxy: RunningProxy, headers: dict[str, str]) -> dict[str, Operation]:
-    """The same operations with openai-python and LangChain, reading what they hand an app."""
+def python_operations(
+    proxy: RunningProxy, headers: dict[str, str], upstream_calls: Callable[[], int]
+) -> dict[str, Operation]:
+    """The same operations with openai-python, LangChain, LlamaIndex and instructor, reading
+    what they hand an app."""
     from langchain_openai import ChatOpenAI
     from llama_index.core.llms import ChatMessage
     from llama_index.llms.openai import OpenAIResponses
@@ -121,15 +141,18 @@ def python_operations(proxy: RunningProxy, headers: dict[str, str]) -> dict[str,
         )
 
     def chat_stream() -> Result:
-        text, report, cited = "", None, []
-        for chunk in sdk.chat.completions.create(model="m", messages=messages, stream=True):
+        text, report, cited, usage = "", None, [], None
+        for chunk in sdk.chat.completions.create(
+            model="m", messages=messages, stream=True, stream_options={"include_usage": True}
+        ):
             text += (chunk.choices[0].delta.content or "") if chunk.choices else ""
             extra = (chunk.model_extra or {}).get("verification") or {}
             report = extra if "sentences" in extra else report
             delta_extra = (chunk.choices[0].delta.model_extra or {}) if chunk.choices else {}
             cited += [a["url_citation"]["url"] for a in delta_extra.get("annotations", ())]
+            usage = _usage(chunk.usage) or usage
         via = 'the report chunk\'s model_extra["verification"]'
-        return Result(text, report, via, cited, 'delta.model_extra["annotations"]')
+        return Result(text, report, via, cited, 'delta.model_extra["annotations"]', usage=usage)
 
     def chat_helper() -> Result:
         with sdk.chat.completions.stream(model="m", messages=messages) as stream:
@@ -264,6 +287,65 @@ def python_operations(proxy: RunningProxy, headers: dict[str, str]) -> dict[str,
         cited = _li_citations(last.additional_kwargs)
         return Result(str(last.message.content), report, via, cited, li_cited_via)
 
+    def instructor_create(mode: Any, **options: Any) -> Operation:
+        """``create(response_model=...)`` as an app calls it (instructor's default retries
+        unless ``options`` say otherwise); the report through ``create_with_completion``, or,
+        declined, by the app's own ``X-Request-Id``. Blocked, TOOLS mode raises on the refusal;
+        a JSON mode reads only ``content``, so the refusal is reached through the exception's
+        ``last_completion``."""
+        import instructor
+        from instructor.core import InstructorRetryException
+        from pydantic import BaseModel
+
+        from veriproxy.client import fetch_report
+
+        class Finding(BaseModel):
+            answer: str
+
+        client = instructor.from_openai(sdk, mode=mode)
+
+        def run() -> Result:
+            before = upstream_calls()
+            request_id = f"instructor-{uuid.uuid4().hex}"
+            try:
+                finding, completion = client.chat.completions.create_with_completion(
+                    model="m",
+                    messages=messages,
+                    response_model=Finding,
+                    extra_headers={"X-Request-Id": request_id},
+                    **options,
+                )
+            except InstructorRetryException as exc:
+                # TOOLS: AssertionError("Unable to generate a response due to <refusal>").
+                declined = exc.last_completion
+                refusal = (
+                    declined.choices[0].message.refusal
+                    if declined is not None
+                    else str(exc.__cause__).removeprefix("Unable to generate a response due to ")
+                )
+                if exc.n_attempts != 1:  # the table shows how it fails
+                    cause = " ".join(str(exc.__cause__).split())
+                    raise AssertionError(f"retried, {exc.n_attempts} calls: {cause}") from exc
+                via = "fetch_report(base_url, <the app's X-Request-Id>)"
+                calls = upstream_calls() - before
+                return Result(
+                    "",
+                    fetch_report(proxy.base_url, request_id, api_key="sk-py"),
+                    via,
+                    citations_via=IN_JSON,
+                    structured=True,
+                    refusal=refusal,
+                    calls=calls,
+                )
+            report = (completion.model_extra or {})["verification"]
+            via = 'create_with_completion(): completion.model_extra["verification"]'
+            calls = upstream_calls() - before
+            return Result(
+                finding.answer, report, via, citations_via=IN_JSON, structured=True, calls=calls
+            )
+
+        return run
+
     return {
         "openai-python|chat.completions.create": chat_create,
         "openai-python|chat.completions.create stream": chat_stream,
@@ -279,6 +361,28 @@ def python_operations(proxy: RunningProxy, headers: dict[str, str]) -> dict[str,
         "llama-index OpenAILike|stream_chat": llamaindex_stream_chat,
         "llama-index OpenAIResponses|chat": llamaindex_responses_chat,
         "llama-index OpenAIResponses|stream_chat": llamaindex_responses_stream_chat,
+        "instructor (Mode.TOOLS)|create(response_model=...)": instructor_create(_mode("TOOLS")),
+        "instructor (Mode.JSON)|create(response_model=...)": instructor_create(_mode("JSON")),
+        "instructor (Mode.JSON)|create(response_model=..., max_retries=0)": instructor_create(
+            _mode("JSON"), max_retries=0
+        ),
+    }
+
+
+def _mode(name: str) -> Any:
+    import instructor
+
+    return instructor.Mode[name]
+
+
+def _usage(usage: Any) -> dict[str, int] | None:
+    """openai-python's usage counts as the Node side reports them."""
+    if usage is None:
+        return None
+    return {
+        "prompt": usage.prompt_tokens,
+        "completion": usage.completion_tokens,
+        "total": usage.total_tokens,
     }
 
 
@@ -328,9 +432,11 @@ def llamaindex_handler(verifying: RunningProxy) -> Iterator[None]:
     dispatcher.event_handlers.remove(handler)
 
 
-def run_python(proxy: RunningProxy, headers: dict[str, str]) -> list[dict[str, Any]]:
+def run_python(
+    proxy: RunningProxy, headers: dict[str, str], upstream_calls: Callable[[], int]
+) -> list[dict[str, Any]]:
     results: list[dict[str, Any]] = []
-    for name, operation in python_operations(proxy, headers).items():
+    for name, operation in python_operations(proxy, headers, upstream_calls).items():
         client, op = name.split("|")
         try:
             got = operation()
@@ -344,18 +450,45 @@ def run_python(proxy: RunningProxy, headers: dict[str, str]) -> list[dict[str, A
             "citations": got.citations,
             "citationsVia": got.citations_via,
         }
+        if got.structured:
+            entry.update(refusal=got.refusal, calls=got.calls)
+        if got.usage is not None:
+            entry["usage"] = got.usage
         results.append({"client": client, "operation": op, "ok": True, **entry})
     return results
 
 
-# Known failures, each with the symptom it shows today. Gate mode drops the opening events of
-# a streamed /v1/responses (issue 29 item 1, another change); openai-python's chat stream helper
-# raises ContentFilterFinishReasonError on the finish_reason a gate block ends with (by the
-# SDK's design: the text streamed until then has reached the app). A listed case that starts to
+# Known failures, each with the symptom it shows today, both by the client's design.
+# openai-python's chat stream helper raises ContentFilterFinishReasonError on the
+# ``content_filter`` finish a blocked plain-text stream ends with (the text streamed until then
+# has reached the app; OpenAI ends filtered output so). instructor's JSON modes read only
+# ``content``: the refusal of a declined answer fails validation as empty JSON and is retried
+# (max_retries, 3 by default: four upstream calls), as OpenAI's own refusals are; with
+# ``max_retries=0`` the app reaches it in one call (its row below). A listed case that starts to
 # work passes the checks below like the others; the table then shows it (regenerate it).
 KNOWN_BROKEN = {
     ("gate", "openai-python", "chat.completions.stream()"): "rejected by the content filter",
+    ("gate", "instructor (Mode.JSON)", "create(response_model=...)"): "retried, 4 calls",
 }
+# The streams that ask for usage (the AI SDK's ask by themselves).
+USAGE_ASKED = {
+    ("openai-python", "chat.completions.create stream"),
+    ("openai-node", "chat.completions.create stream"),
+    ("openai-node", "chat.completions.stream()"),
+    ("ai-sdk", "streamText chat"),
+    ("ai-sdk", "streamText responses"),
+}
+
+
+def _reply(body: dict[str, Any]) -> str:
+    """The answer, as JSON where the request asked for JSON (chat or Responses)."""
+    chat_format = body.get("response_format") or {}
+    responses_format = (body.get("text") or {}).get("format") or {}
+    wants_json = {chat_format.get("type"), responses_format.get("type")} & {
+        "json_object",
+        "json_schema",
+    }
+    return STRUCTURED if wants_json else ANSWER
 
 
 @pytest.fixture
@@ -363,7 +496,8 @@ def verifying(
     proxy_factory: ProxyFactory, emulator: RunningEmulator, tmp_path: Path
 ) -> RunningProxy:
     (tmp_path / "gate-block.yaml").write_text(GATE)
-    emulator.emulator.reply = ANSWER
+    emulator.emulator.reply = _reply
+    emulator.emulator.tool_arguments = STRUCTURED  # a forced tool call: instructor's TOOLS mode
     return proxy_factory(
         {"verification": {"enabled": True, "timeout_seconds": 300, "policies_dir": str(tmp_path)}}
     )
@@ -381,6 +515,13 @@ def check(mode: str, result: dict[str, Any]) -> None:
     first = report["sentences"][0]
     if not first.get("withheld"):  # a withheld sentence (gate, blocked whole) keeps no quote
         assert first["quotes"][0]["status"] == "found", name
+    if (result["client"], result["operation"]) in USAGE_ASKED:
+        usage = result["usage"]  # the upstream's own counts of the whole answer, no estimate
+        assert usage["completion"] == COMPLETION_TOKENS, name
+        assert usage["prompt"] > 0 and usage["total"] == usage["prompt"] + COMPLETION_TOKENS, name
+    if result["client"].startswith("instructor") or "Output.object" in result["operation"]:
+        check_structured(mode, name, result)
+        return
     cited = result.get("citations")
     exposed = result.get("citationsVia", NOT_EXPOSED) != NOT_EXPOSED
     assert exposed == (cited is not None), name
@@ -396,12 +537,31 @@ def check(mode: str, result: dict[str, Any]) -> None:
         assert set(cited or ()) <= set(CITED), name
 
 
+def check_structured(mode: str, name: str, result: dict[str, Any]) -> None:
+    """A structured answer: its field as written (quotes kept), or, blocked, the refusal the
+    app was handed, after one upstream call where they were counted."""
+    assert result.get("calls") in (None, 1), name
+    if mode == "annotate":
+        assert result["text"] == ANSWER and result["refusal"] is None, name
+        assert result["report"]["status"] in ("verified", "flagged"), name
+    else:
+        assert result["text"] == "" and result["refusal"], name
+        assert BLOCKED not in result["refusal"], name
+        assert result["report"]["status"] == "blocked", name
+
+
 @pytest.mark.usefixtures("llamaindex_handler")
-def test_clients_in_annotate_and_gate_mode(verifying: RunningProxy) -> None:
+def test_clients_in_annotate_and_gate_mode(
+    verifying: RunningProxy, emulator: RunningEmulator
+) -> None:
     documents = {"X-Veriproxy-Documents": json.dumps(DOCUMENTS)}
     modes = {"annotate": documents, "gate": {**documents, "X-Veriproxy-Policy": "gate-block"}}
+
+    def upstream_calls() -> int:
+        return len(emulator.stats.requests)
+
     results = {
-        mode: run_python(verifying, headers) + run_clients(verifying, headers)
+        mode: run_python(verifying, headers, upstream_calls) + run_clients(verifying, headers)
         for mode, headers in modes.items()
     }
     RESULTS.parent.mkdir(parents=True, exist_ok=True)

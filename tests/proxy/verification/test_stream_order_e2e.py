@@ -1,11 +1,14 @@
 """The order of a verified stream, as clients expect it: content, sentence annotations, the
 report, the upstream's ``finish_reason`` chunk, its usage chunk, ``[DONE]``. Checked with the
 openai SDK's stream helper (usage survives into ``get_final_completion()``), with a loop that
-stops at ``finish_reason``, and on the wire."""
+stops at ``finish_reason``, on the wire, and (usage after a block) with litellm. openai-node
+and the Vercel AI SDK: tests/proxy/test_client_matrix_e2e.py."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -143,3 +146,57 @@ def _kind(chunk: dict[str, Any]) -> str:
     if chunk["choices"][0].get("finish_reason"):
         return "finish"
     return "content" if chunk["choices"][0]["delta"].get("content") else "other"
+
+
+# litellm keeps module-level clients that only interpreter exit collects (as in
+# tests/client/test_client_e2e.py): its stream is read in a child process.
+LITELLM_STREAM = """
+import json, sys, warnings
+warnings.simplefilter("ignore")
+import litellm
+base, messages, options = sys.argv[1], *map(json.loads, sys.argv[2:])
+chunks = list(litellm.completion(
+    model="openai/gpt-x", api_base=base, api_key="sk-test", messages=messages, stream=True,
+    stream_options={"include_usage": True}, extra_body=options))
+usages = [c.usage.model_dump() for c in chunks if getattr(c, "usage", None) is not None]
+finishes = [c.choices[0].finish_reason for c in chunks if c.choices]
+print(json.dumps({
+    "finishes": [f for f in finishes if f],
+    "text": "".join(c.choices[0].delta.content or "" for c in chunks if c.choices),
+    "usage": usages[-1] if usages else None,
+    "built": litellm.stream_chunk_builder(chunks, messages=messages).usage.model_dump(),
+}))
+"""
+
+
+@pytest.mark.parametrize("mode", ["gate", "annotate"])
+def test_litellm_gets_the_upstreams_usage_after_a_block(
+    proxy_factory: ProxyFactory, emulator: RunningEmulator, tmp_path: Path, mode: str
+) -> None:
+    """litellm estimates usage an upstream did not send (its own token count of the text it
+    saw): after a block it must read the upstream's counts of the whole answer instead, on the
+    last chunk and in the response ``stream_chunk_builder`` assembles."""
+    (tmp_path / "block.yaml").write_text(BLOCK.format(mode=mode))
+    emulator.emulator.reply = ANSWER
+    proxy = proxy_factory({"verification": {**VERIFICATION, "policies_dir": str(tmp_path)}})
+    done = subprocess.run(
+        [sys.executable, "-c", LITELLM_STREAM, proxy.base_url]
+        + [json.dumps(v) for v in (QUESTION, _options("block"))],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["finishes"] == ["content_filter"]
+    counted = len(ANSWER.split())  # the emulator's own count of the whole answer
+    for usage in (out["usage"], out["built"]):
+        assert usage["completion_tokens"] == counted
+        assert usage["total_tokens"] == usage["prompt_tokens"] + counted
+    # Nothing but the emulator's numbers: the request's words as the emulator counts them.
+    upstream = emulator.stats.requests[-1]["messages"]
+    prompt = sum(len(str(m["content"]).split()) for m in upstream)
+    assert out["usage"]["prompt_tokens"] == prompt == out["built"]["prompt_tokens"]
+    if mode == "gate":
+        assert "wound infection" not in out["text"]
