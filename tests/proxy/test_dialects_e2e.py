@@ -374,3 +374,37 @@ def test_agents_sdk_streamed_run_sees_a_gate_block_as_a_refusal(verified: Runnin
     assert isinstance(error, agents.ModelRefusalError)
     assert error.refusal.startswith("This answer was withheld")
     assert "green cheese" not in error.refusal
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_agents_sdk_chat_completions_model_reaches_the_report_by_request_id(
+    verified: RunningProxy, stream: bool
+) -> None:
+    """With ``OpenAIChatCompletionsModel`` the Agents SDK keeps no response id (None, or
+    ``__fake_id__`` when streamed), but each raw response's ``request_id`` is the proxy's
+    ``X-Request-Id``, under which the report is stored: ``fetch_report`` reaches it."""
+    agents = pytest.importorskip("agents")
+    from veriproxy.client import fetch_report
+
+    agents.set_tracing_disabled(True)
+
+    async def run() -> Any:
+        async with openai.AsyncOpenAI(
+            base_url=verified.base_url, api_key="sk-client", max_retries=0
+        ) as sdk:
+            model = agents.OpenAIChatCompletionsModel(model="m", openai_client=sdk)
+            settings = agents.ModelSettings(extra_body=options())
+            agent = agents.Agent(name="assistant", model=model, model_settings=settings)
+            if not stream:
+                return await agents.Runner.run(agent, QUESTION)
+            streamed = agents.Runner.run_streamed(agent, QUESTION)
+            async for _ in streamed.stream_events():
+                pass
+            return streamed
+
+    result = asyncio.run(run())
+    assert result.final_output == ANSWER
+    (raw,) = result.raw_responses
+    assert raw.request_id
+    report = fetch_report(verified.base_url, raw.request_id, api_key="sk-client")
+    assert [s["verdict"] for s in report["sentences"]] == ["supported", "uncited"]
