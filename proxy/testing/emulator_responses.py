@@ -73,7 +73,7 @@ class ResponsesReply:
             "content": content,
         }
 
-    def call(self, status: str, arguments: str) -> dict[str, Any]:
+    def function_call(self, status: str, arguments: str) -> dict[str, Any]:
         return {
             "type": "function_call",
             "id": self.item_id,
@@ -85,7 +85,7 @@ class ResponsesReply:
 
     def _done_item(self) -> dict[str, Any]:
         if self.tool is not None:
-            return self.call("completed", self.tool_arguments)
+            return self.function_call("completed", self.tool_arguments)
         return self.item("completed", [self.part(self.text, self._tokens())])
 
     def _tokens(self) -> list[str] | None:
@@ -153,7 +153,7 @@ class ResponsesReply:
 
     def _call_events(self) -> Iterator[dict[str, Any]]:
         at = {"item_id": self.item_id, "output_index": 0}
-        added = self.call("in_progress", "")
+        added = self.function_call("in_progress", "")
         yield {"type": "response.output_item.added", "output_index": 0, "item": added}
         arguments = self.tool_arguments
         for start in range(0, len(arguments), _ARGUMENT_PIECE):
