@@ -71,7 +71,14 @@ RELOAD_RESULTS = ("rejected",)  # accepted reloads are not counted
 JUDGE_SKIP_REASONS = ("budget", "max_claims")
 JUDGE_REQUEST_OUTCOMES = ("ok", "timeout", "unreachable", "malformed")
 JUDGE_TOKEN_KINDS = ("prompt", "completion")
-JUDGE_VERDICTS = ("agree", "overturn", "quote_rejected", "quote_irrelevant", "check_failed")
+JUDGE_VERDICTS = (
+    "agree",
+    "overturn",
+    "quote_rejected",
+    "quote_irrelevant",
+    "check_failed",
+    "quote_contradicts",
+)
 JUDGE_CACHE = "judge"  # the ``cache`` label of the judge's lookups in cache_requests
 # One LLM request: a fraction of a second from a cache-warm local model, tens of seconds from a
 # busy hosted one.
@@ -249,8 +256,9 @@ class Metrics:
             "veriproxy_judge_verdicts_total",
             "Judged claims: the judge agreed with the bundled verdict, overturned it, quoted "
             "words not in the evidence (quote_rejected), called supported with a quote that "
-            "does not bear on the claim (quote_irrelevant), or called supported what a "
-            "deterministic check failed (check_failed); in the last three the bundled verdict "
+            "does not bear on the claim (quote_irrelevant), called supported what a "
+            "deterministic check failed (check_failed), or called supported with a quote that "
+            "says the opposite (quote_contradicts); in the last four the bundled verdict "
             "stands.",
             ["outcome"],
             registry=r,

@@ -196,6 +196,9 @@ class EscalationOutcome(StrEnum):
     # It called the claim supported, but a deterministic check (numbers, direction, negation)
     # failed on it: the bundled verdict is kept, a judge never outvotes a stated number.
     CHECK_FAILED = "check_failed"
+    # It called the claim supported with a quote that itself says the opposite (the direction,
+    # negation and numbers checks between claim and quote): the bundled verdict is kept.
+    QUOTE_CONTRADICTS = "quote_contradicts"
     JUDGE_ERROR = "judge_error"  # judge down, slow or malformed: bundled verdict kept
     BUDGET = "budget"  # not sent: the tenant's judge token budget is spent
     MAX_CLAIMS = "max_claims"  # not sent: more claims matched than ``max_claims``
@@ -301,6 +304,7 @@ class EscalationSummary:
     quote_rejected: int = 0
     quote_irrelevant: int = 0  # judge "supported" verdicts whose quote did not bear on the claim
     check_failed: int = 0  # judge "supported" verdicts a failed deterministic check kept out
+    quote_contradicts: int = 0  # judge "supported" verdicts whose own quote says the opposite
     cached: int = 0
     requests: int = 0
     # Claims a rule matched that were not sent: ``budget`` / ``max_claims`` -> count.

@@ -345,6 +345,7 @@
       quote_rejected: `the LLM judge said ${said}, but its quote is not in the evidence: ${kept}`,
       quote_irrelevant: `the LLM judge said ${said}, but its quote does not bear on the claim: ${kept}`,
       check_failed: `the LLM judge said ${said}, but a check failed: ${kept}`,
+      quote_contradicts: `the LLM judge said ${said}, but its own quote says the opposite: ${kept}`,
       judge_error: `the LLM judge failed (${note.reason}): ${kept}`,
       budget: `not sent to the LLM judge: the judge budget is spent`,
       max_claims: `not sent to the LLM judge: more claims than max_claims`,

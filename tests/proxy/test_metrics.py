@@ -196,7 +196,14 @@ def test_judge_series_start_at_zero() -> None:
         "veriproxy_judge_tokens_total": ("kind", ("prompt", "completion")),
         "veriproxy_judge_verdicts_total": (
             "outcome",
-            ("agree", "overturn", "quote_rejected", "quote_irrelevant", "check_failed"),
+            (
+                "agree",
+                "overturn",
+                "quote_rejected",
+                "quote_irrelevant",
+                "check_failed",
+                "quote_contradicts",
+            ),
         ),
     }
     for name, (label, values) in expected.items():

@@ -13,7 +13,10 @@ What the judge cannot change: a sentence is never called ``supported`` on the ju
 unless its quote is a normalised substring of the window or abstract it cites, and the bundled
 NLI model, given the quote as premise and the claim as hypothesis, finds it entailing or at least
 relevant (1 - P(neutral) at its own relevance threshold): a real sentence of the evidence that is
-about something else does not carry a claim. A judge that is down, slow or malformed leaves the
+about something else does not carry a claim. Nor does one that says the opposite: the direction,
+negation and numbers checks run between the claim and the quote
+(:mod:`verifiers.judge.quote_direction`), and a flip keeps the bundled verdict
+(``quote_contradicts``). A judge that is down, slow or malformed leaves the
 bundled verdicts standing, marked ``judge_error``.
 """
 
@@ -54,6 +57,7 @@ from verifiers.judge.prompt import (
     build_request,
     parse_reply,
 )
+from verifiers.judge.quote_direction import quote_contradiction
 from verifiers.judge.settings import EscalationSettings
 from verifiers.nli import NLIBackend, NLIError, NLIPair, NLIScores, Thresholds
 from verifiers.risk import support_of
@@ -453,21 +457,7 @@ class EscalationRun:
             reason=ruling.reason,
             cached=ruling.cached,
         )
-        if ruling.outcome is EscalationOutcome.QUOTE_REJECTED:
-            self._cascade.observer.on_verdict("quote_rejected")
-            self._count(quote_rejected=1)
-        if (
-            ruling.outcome in (EscalationOutcome.JUDGED, EscalationOutcome.QUOTE_IRRELEVANT)
-            and ruling.verdict is Verdict.SUPPORTED
-            and any(not check.passed for check in claim.checks)
-        ):
-            # A failed check says more than an irrelevant quote: it is what the claim reports.
-            note = replace(note, outcome=EscalationOutcome.CHECK_FAILED)
-            self._cascade.observer.on_verdict("check_failed")
-            self._count(check_failed=1)
-        elif ruling.outcome is EscalationOutcome.QUOTE_IRRELEVANT:
-            self._cascade.observer.on_verdict("quote_irrelevant")
-            self._count(quote_irrelevant=1)
+        note = self._held_back(claim, ruling, note)
         if note.outcome is not EscalationOutcome.JUDGED or ruling.verdict is None:
             return replace(claim, escalation=note)
         overturned = ruling.verdict is not claim.verdict
@@ -483,6 +473,32 @@ class EscalationRun:
             escalation=note,
             needs_review=False,  # the judge decided it, quoting its evidence
         )
+
+    def _held_back(self, claim: Claim, ruling: _Ruling, note: JudgeNote) -> JudgeNote:
+        """``note`` with the outcome that keeps the judge's verdict out, counted (the outcome
+        names the summary's count and the observer's label), or as it is when none does. For a
+        ``supported`` verdict, a failed check on the claim says most (it is what the claim
+        reports), then a quote that contradicts the claim, then one beside it."""
+        supported = ruling.verdict is Verdict.SUPPORTED and ruling.outcome in (
+            EscalationOutcome.JUDGED,
+            EscalationOutcome.QUOTE_IRRELEVANT,
+        )
+        reason = note.reason
+        if supported and any(not check.passed for check in claim.checks):
+            outcome = EscalationOutcome.CHECK_FAILED
+        elif supported and (flip := quote_contradiction(claim.text, ruling.quote)) is not None:
+            outcome = EscalationOutcome.QUOTE_CONTRADICTS
+            reason = f"judge verdict rejected: its quote contradicts the claim ({flip.detail})"
+        elif ruling.outcome in (
+            EscalationOutcome.QUOTE_REJECTED,
+            EscalationOutcome.QUOTE_IRRELEVANT,
+        ):
+            outcome = ruling.outcome
+        else:
+            return note
+        self._cascade.observer.on_verdict(outcome.value)
+        self._count(**{outcome.value: 1})
+        return replace(note, outcome=outcome, reason=reason)
 
     # -- counting -------------------------------------------------------------------------
 

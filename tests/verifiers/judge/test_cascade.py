@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -315,3 +316,42 @@ def test_a_supported_verdict_quoting_what_bears_on_the_claim_stands(
     assert note is not None and note.outcome is EscalationOutcome.JUDGED, note
     assert out[0].decided_by == f"judge:{JUDGE}"
     assert (summary.judged, summary.quote_irrelevant) == (1, 0)
+
+
+# A judge's quote that says the opposite of the claim (issue 26): in the evidence, on topic, and
+# the claim's own checks pass (they read the trial's first sentence, the claim's closest).
+KNEE_PMID = "31000003"
+KNEE = (
+    "We randomised 312 adults with knee osteoarthritis to daily exercise or usual care for 12 "
+    "weeks. Daily exercise worsened knee pain. Function scores were similar."
+)
+KNEE_CLAIM = (
+    f"Knee pain improved with daily exercise in adults with knee osteoarthritis [PMID:{KNEE_PMID}]."
+)
+WORSENED = "Daily exercise worsened knee pain"
+
+
+@pytest.mark.parametrize(
+    "bundled_verdict", [None, Verdict.UNSUPPORTED], ids=["real", "unsupported"]
+)
+def test_a_supported_verdict_whose_own_quote_says_the_opposite_does_not_stand(
+    emulator: RunningEmulator, verifier: Verifier, bundled_verdict: Verdict | None
+) -> None:
+    """The bundled model misses the flip (it calls the claim supported); a judge that agrees,
+    quoting the sentence that says the pain worsened, does not make it the judge's verdict, and
+    where the bundled model said unsupported the judge does not overturn it."""
+    evidence = [make_evidence(KNEE_PMID, "Exercise for knee osteoarthritis", KNEE)]
+    [sentence] = verifier.verify(KNEE_CLAIM, evidence).sentences
+    assert all(check.passed for claim in sentence.claims for check in claim.checks)
+    if bundled_verdict is not None:
+        claims = tuple(replace(c, verdict=bundled_verdict) for c in sentence.claims)
+        sentence = replace(sentence, claims=claims, verdict=bundled_verdict)
+    emulator.emulator.reply = judge_reply("supported", quote=WORSENED)
+    out, summary = escalate(emulator, verifier, evidence, [sentence])
+    assert out[0].verdict is sentence.verdict
+    assert out[0].decided_by == verifier.nli.version
+    note = out[0].claims[0].escalation
+    assert note is not None and note.outcome is EscalationOutcome.QUOTE_CONTRADICTS
+    assert note.verdict is Verdict.SUPPORTED and note.quote == WORSENED
+    assert "contradicts the claim" in note.reason and "direction" in note.reason
+    assert (summary.judged, summary.quote_contradicts, summary.overturned) == (0, 1, 0)
