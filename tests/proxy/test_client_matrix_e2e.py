@@ -1,9 +1,10 @@
 """The clients apps use, against the real proxy, verifier and emulator, in annotate and gate
 mode, streamed and not, the Responses helpers included: openai-node 6 and the Vercel AI SDK 6
 (``@ai-sdk/openai`` 3) under Node 20, from the npm registry (tests/node, installed by
-``npm ci``), and, in this process, openai-python, LangChain and LlamaIndex (with
-veriproxy.client's handlers; through chat completions and through the Responses API) and
-instructor.
+``npm ci``), litellm in a child process (tests/proxy/litellm_clients.py, with veriproxy.client's
+callback), and, in this process, openai-python, LangChain and LlamaIndex (with
+veriproxy.client's handlers; through chat completions and through the Responses API),
+instructor and the OpenAI Agents SDK (with a Responses and a chat-completions model).
 
 Structured answers (the AI SDK's ``Output.object``, instructor's JSON and TOOLS modes) get the
 answer as JSON (``{"answer": ...}``); blocked, the app must be handed the refusal as the client
@@ -22,9 +23,12 @@ with them.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import shutil
 import subprocess
+import sys
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -32,14 +36,17 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import openai
 import pytest
 
 from proxy.testing.server_thread import RunningEmulator, RunningProxy
 from scripts.client_matrix import DOC, RESULTS, render, replace_table
 from tests.conftest import ProxyFactory, sdk_client
 
-NODE_DIR = Path(__file__).parents[1] / "node"
+ROOT = Path(__file__).parents[2]
+NODE_DIR = ROOT / "tests" / "node"
 NODE_OPERATIONS = 15  # in tests/node/clients.mjs: a client that stops early fails the count
+LITELLM_OPERATIONS = 2  # in tests/proxy/litellm_clients.py
 INPUT = "Does aspirin reduce fever?"
 ANSWER = (
     'Aspirin reduces fever in adults [PMID:1 "Aspirin reduces fever in adults"]. '
@@ -101,6 +108,23 @@ def run_clients(proxy: RunningProxy, headers: dict[str, str]) -> list[dict[str, 
     assert done.returncode == 0, done.stderr[-3000:]
     results = list(json.loads(done.stdout.strip().splitlines()[-1]))
     assert len(results) == NODE_OPERATIONS
+    return results
+
+
+def run_litellm(proxy: RunningProxy, headers: dict[str, str]) -> list[dict[str, Any]]:
+    spec = {"baseURL": proxy.base_url, "headers": headers, "input": INPUT}
+    done = subprocess.run(
+        [sys.executable, str(Path(__file__).with_name("litellm_clients.py")), json.dumps(spec)],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "clients" / "python")},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = list(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert len(results) == LITELLM_OPERATIONS
     return results
 
 
@@ -346,6 +370,52 @@ def python_operations(
 
         return run
 
+    def agents_run(responses_api: bool, streamed: bool) -> Operation:
+        """A tool-less agent as the Agents SDK runs it; the app names its run's request
+        (``ModelSettings.extra_headers``) and fetches the report by that name: a streamed turn
+        that a Responses model refuses ends in ``ModelRefusalError`` (the SDK's end of a
+        refused turn, which the app catches; the text before it stands), with no raw response
+        to read an id from."""
+        import agents
+
+        from veriproxy.client import fetch_report
+
+        agents.set_tracing_disabled(True)  # tracing would post to api.openai.com
+        model_class = (
+            agents.OpenAIResponsesModel if responses_api else agents.OpenAIChatCompletionsModel
+        )
+
+        async def turn(request_id: str) -> tuple[str, list[Any]]:
+            async with openai.AsyncOpenAI(
+                base_url=proxy.base_url, api_key="sk-py", max_retries=0, default_headers=headers
+            ) as client:
+                settings = agents.ModelSettings(extra_headers={"X-Request-Id": request_id})
+                model = model_class(model="m", openai_client=client)
+                agent = agents.Agent(name="assistant", model=model, model_settings=settings)
+                if not streamed:
+                    result = await agents.Runner.run(agent, INPUT)
+                    return str(result.final_output), result.new_items
+                run = agents.Runner.run_streamed(agent, INPUT)
+                text = ""
+                try:
+                    async for event in run.stream_events():
+                        data = getattr(event, "data", None)
+                        if getattr(data, "type", None) == "response.output_text.delta":
+                            text += data.delta
+                except agents.ModelRefusalError:
+                    pass  # a gate block of a Responses stream: the text before it stands
+                return text, run.new_items
+
+        def operation() -> Result:
+            request_id = f"agents-{uuid.uuid4().hex}"
+            text, items = asyncio.run(turn(request_id))
+            report = fetch_report(proxy.base_url, request_id, api_key="sk-py")
+            via = "fetch_report(base_url, <the app's X-Request-Id>)"
+            cited_via = "new_items: the message's output_text annotations"
+            return Result(text, report, via, _agent_citations(items), cited_via)
+
+        return operation
+
     return {
         "openai-python|chat.completions.create": chat_create,
         "openai-python|chat.completions.create stream": chat_stream,
@@ -366,7 +436,24 @@ def python_operations(
         "instructor (Mode.JSON)|create(response_model=..., max_retries=0)": instructor_create(
             _mode("JSON"), max_retries=0
         ),
+        "openai-agents (OpenAIResponsesModel)|Runner.run": agents_run(True, False),
+        "openai-agents (OpenAIResponsesModel)|Runner.run_streamed": agents_run(True, True),
+        "openai-agents (OpenAIChatCompletionsModel)|Runner.run": agents_run(False, False),
+        "openai-agents (OpenAIChatCompletionsModel)|Runner.run_streamed": agents_run(False, True),
     }
+
+
+def _agent_citations(items: list[Any]) -> list[str]:
+    """The URLs of the ``url_citation`` annotations of an agent run's message items."""
+    return [
+        annotation.url
+        for item in items
+        if item.type == "message_output_item"
+        for part in item.raw_item.content
+        if part.type == "output_text"
+        for annotation in part.annotations
+        if annotation.type == "url_citation"
+    ]
 
 
 def _mode(name: str) -> Any:
@@ -477,6 +564,7 @@ USAGE_ASKED = {
     ("openai-node", "chat.completions.stream()"),
     ("ai-sdk", "streamText chat"),
     ("ai-sdk", "streamText responses"),
+    ("litellm", "completion stream"),
 }
 
 
@@ -561,7 +649,9 @@ def test_clients_in_annotate_and_gate_mode(
         return len(emulator.stats.requests)
 
     results = {
-        mode: run_python(verifying, headers, upstream_calls) + run_clients(verifying, headers)
+        mode: run_python(verifying, headers, upstream_calls)
+        + run_litellm(verifying, headers)
+        + run_clients(verifying, headers)
         for mode, headers in modes.items()
     }
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
