@@ -163,7 +163,7 @@ def test_verifier_checks_are_passed_on_and_an_unknown_one_names_the_known(
     verifier = load_settings(path, environ={}).verification.verifier
     assert verifier is not None and verifier.checks == ("numbers", "quotes")
     path = write(tmp_path, "verification:\n  verifier:\n    checks: [numbers, quote]\n")
-    known = "choose from direction, entities, negation, numbers, qualifiers, quotes"
+    known = "choose from alignment, direction, entities, negation, numbers, qualifiers, quotes"
     with pytest.raises(ConfigError, match=rf"verifier\.checks: unknown check 'quote'; {known}"):
         load_settings(path, environ={})
 

@@ -94,6 +94,7 @@ def test_public_subpackages_are_pinned() -> None:
         "Effect",
         "Quantity",
         "Scope",
+        "check_alignment",
         "check_direction",
         "check_entities",
         "check_names",

@@ -1,6 +1,7 @@
 """Deterministic checks that run beside NLI: numbers and units, negation and direction flips,
-qualifiers (certainty, quantity), named entities, quoted text. Each is a ``Check`` registered
-by name; the verifier runs the ones config lists (``DEFAULT_CHECKS`` unless it lists others)."""
+qualifiers (certainty, quantity), changes to an aligned near copy, named entities, quoted text.
+Each is a ``Check`` registered by name; the verifier runs the ones config lists
+(``DEFAULT_CHECKS`` unless it lists others)."""
 
 from verifiers.checks._base import (
     DEFAULT_CHECKS,
@@ -12,6 +13,7 @@ from verifiers.checks._base import (
     get_checks,
     register_check,
 )
+from verifiers.checks.alignment import ALIGNMENT_CHECK, check_alignment
 from verifiers.checks.direction import DIRECTION_CHECK, check_direction
 from verifiers.checks.entities import ENTITIES_CHECK, check_entities
 from verifiers.checks.negation import NEGATION_CHECK, check_negation, is_negated
@@ -25,6 +27,7 @@ for _check in (
     NEGATION_CHECK,
     DIRECTION_CHECK,
     QUALIFIERS_CHECK,
+    ALIGNMENT_CHECK,
     ENTITIES_CHECK,
     QUOTES_CHECK,
 ):
@@ -37,6 +40,7 @@ __all__ = [
     "Effect",
     "Quantity",
     "Scope",
+    "check_alignment",
     "check_direction",
     "check_entities",
     "check_names",

@@ -71,7 +71,15 @@ class Check:
 
 CHECKS: Registry[Check] = Registry("check")
 # The checks a verifier runs unless config lists others, in the order their results appear.
-DEFAULT_CHECKS = ("numbers", "negation", "direction", "qualifiers", "entities", "quotes")
+DEFAULT_CHECKS = (
+    "numbers",
+    "negation",
+    "direction",
+    "qualifiers",
+    "alignment",
+    "entities",
+    "quotes",
+)
 
 
 def register_check(check: Check) -> Check:

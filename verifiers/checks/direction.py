@@ -38,6 +38,11 @@ _CLAUSE = re.compile(
 )
 
 
+def word_sign(word: str) -> int:
+    """+1 for a word that points up ("increased"), -1 for one that points down, else 0."""
+    return _SIGN.get(word, 0)
+
+
 def direction(text: str) -> int:
     """+1 when every direction word in ``text`` points up, -1 when all point down, else 0."""
     normalised = (

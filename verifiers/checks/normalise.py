@@ -41,6 +41,7 @@ _HYPHEN = re.compile(r"(?<=\w)-(?=\w)")
 _SPACE = re.compile(r"\s+")
 _SUFFIX = re.compile(r"(?:ing|ed|es|e|s)$")
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
+_CASED_TOKEN = re.compile(_TOKEN.pattern, re.IGNORECASE)
 _STOPWORDS = frozenset(
     """
     a an the and or of in on at to for from by with as is are was were be been being this that
@@ -56,10 +57,15 @@ def normalise(text: str) -> str:
     """Casefolded text with typography unified, lookalikes folded as the citation parser folds
     them (:mod:`verifiers.fold`: format characters and combining marks gone, digits in ASCII),
     line-break hyphenation joined, other hyphens read as spaces and whitespace collapsed."""
+    return _unified(text).casefold()
+
+
+def _unified(text: str) -> str:
+    """``normalise`` without the casefolding."""
     text = fold_text(unicodedata.normalize("NFKC", text)).translate(_TRANSLATE)
     text = _LINE_BREAK_HYPHEN.sub("", text)
     text = _HYPHEN.sub(" ", text)
-    return _SPACE.sub(" ", text).strip().casefold()
+    return _SPACE.sub(" ", text).strip()
 
 
 def normalise_mapped(text: str) -> Folded:
@@ -102,6 +108,12 @@ def _rewrite(folded: Folded, pattern: re.Pattern[str], replacement: str) -> Fold
 def tokens(text: str) -> list[str]:
     """Word tokens of the normalised text."""
     return _TOKEN.findall(normalise(text))
+
+
+def cased_tokens(text: str) -> list[str]:
+    """Word tokens of the text unified as ``normalise`` does, in their written case (an entity
+    is told from a word by its capitals); ``token.casefold()`` compares them."""
+    return _CASED_TOKEN.findall(_unified(text))
 
 
 def content_tokens(text: str) -> set[str]:

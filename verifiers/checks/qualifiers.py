@@ -63,6 +63,16 @@ _SCALES: dict[str, dict[str, int]] = {
     ),
     "timing": _side("early earlier", "late later"),
 }
+
+
+def scale_side(word: str) -> tuple[str, int] | None:
+    """The quantity scale ``word`` is on and its side (+1 or -1), or None."""
+    for name, scale in _SCALES.items():
+        if word in scale:
+            return name, scale[word]
+    return None
+
+
 _QUALIFIERS = _HEDGES | _CERTAIN | {w for scale in _SCALES.values() for w in scale}
 
 

@@ -2,7 +2,8 @@
 on real Unicode (µ/μ, middle-dot decimals, full-width forms, odd punctuation, long sentences).
 
 Each sentence of each text is checked as a claim against the text's sentences as evidence:
-every quantity and every entity it names must then be found, and no direction flip can fire.
+every quantity and every entity it names must then be found, and no direction flip or aligned
+change can fire (the sentence aligns with itself).
 The negation check runs too (no exception); its own cases are in test_check_negation.py."""
 
 from __future__ import annotations
@@ -14,7 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from verifiers.checks import check_direction, check_negation, check_numbers, extract_quantities
+from verifiers.checks import (
+    check_alignment,
+    check_direction,
+    check_negation,
+    check_numbers,
+    extract_quantities,
+)
 from verifiers.checks.entities import check_entities
 from verifiers.eval.data import data_dir
 from verifiers.training.benchmarks import split_sentences
@@ -98,6 +105,8 @@ def test_checks_run_on_every_text(source: Path) -> None:
             direction = check_direction(sentence, evidence)
             assert direction is None or direction.passed, (sentence[:200], direction)
             check_negation(sentence, evidence)
+            aligned = check_alignment(sentence, evidence)
+            assert all(r.passed for r in aligned), (sentence[:200], aligned)
             entities = check_entities(sentence, evidence)
             assert entities is None or entities.passed, (sentence[:200], entities)
             checked += 1

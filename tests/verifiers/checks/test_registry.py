@@ -49,7 +49,7 @@ def test_every_built_in_check_is_registered_and_on_by_default() -> None:
 
 
 def test_an_unknown_check_is_an_error_naming_the_known_ones() -> None:
-    known = "choose from direction, entities, negation, numbers, qualifiers, quotes"
+    known = "choose from alignment, direction, entities, negation, numbers, qualifiers, quotes"
     with pytest.raises(UnknownComponent, match=f"unknown check 'quote'; {known}") as caught:
         get_checks(["numbers", "quote"])
     assert isinstance(caught.value, VerifierError) and isinstance(caught.value, ValueError)

@@ -1,0 +1,185 @@
+"""Aligned changes against their evidence, on real abstract sentences (SciFact corpus 1568684,
+45638119, 21366394, 17997584, Check-COVID biho913w and 5sfojk7y;
+tests/fixtures/verification/evidence.jsonl)."""
+
+from __future__ import annotations
+
+import pytest
+
+from verifiers.checks import get_checks
+from verifiers.checks.alignment import ALIGNED_CHANGE, ALIGNED_UNSTATED, check_alignment
+
+CDCA = [
+    ("1568684", "Treatment of 12 healthy female subjects with CDCA for 2 days resulted in "
+     "increased BAT activity."),
+    ("1568684", "Whole-body energy expenditure was also increased upon CDCA treatment."),
+]  # fmt: skip
+ALDH = [
+    ("45638119", "In breast carcinomas, high ALDH activity identifies the tumorigenic cell "
+     "fraction, capable of self-renewal and of generating tumors that recapitulate the "
+     "heterogeneity of the parental tumor."),
+    ("45638119", "In a series of 577 breast carcinomas, expression of ALDH1 detected by "
+     "immunostaining correlated with poor prognosis."),
+]  # fmt: skip
+ASTHMA = [
+    ("21366394", "Here we found that untreated CX3CR1-deficient mice or wild-type (WT) mice "
+     "treated with CX3CR1-blocking reagents show reduced lung disease upon allergen "
+     "sensitization and challenge."),
+]  # fmt: skip
+TREG = [
+    ("17997584", "Treg-cell-specific deletion of integrin \u03b1v\u03b28 did not result in a "
+     "spontaneous inflammatory phenotype, suggesting that this pathway is not important in "
+     "Treg-cell-mediated maintenance of immune homeostasis."),
+]  # fmt: skip
+CRUISE = [
+    ("biho913w", "Of the 217 passengers and crew on board, 128 tested positive for COVID-19 on "
+     "reverse transcription-PCR (59%)."),
+]  # fmt: skip
+ABO = [
+    ("5sfojk7y", "The results showed that blood group A was associated with a higher risk for "
+     "acquiring COVID-19 compared with non-A blood groups, whereas blood group O was associated "
+     "with a lower risk for the infection compared with non-O blood groups."),
+]  # fmt: skip
+
+
+def _failed(claim: str, evidence: list[tuple[str, str]]) -> list[str]:
+    return [r.name for r in check_alignment(claim, evidence) if not r.passed]
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "failed"),
+    [
+        # Another number, in digits or in words.
+        (
+            "Treatment of 12 healthy female subjects with CDCA for 3 days resulted in increased "
+            "BAT activity.",
+            CDCA,
+            ALIGNED_CHANGE,
+        ),
+        (
+            "Treatment of 12 healthy female subjects with CDCA for two days resulted in increased "
+            "BAT activity.",
+            CDCA,
+            None,
+        ),  # the same number in words
+        (
+            "Of the 217 passengers and crew on board, 182 tested positive for COVID-19.",
+            CRUISE,
+            ALIGNED_CHANGE,
+        ),
+        # The opposite direction, or the other side of a scale.
+        (
+            "Whole-body energy expenditure was also decreased upon CDCA treatment.",
+            CDCA,
+            ALIGNED_CHANGE,
+        ),
+        (
+            "In breast carcinomas, low ALDH activity identifies the tumorigenic cell fraction.",
+            ALDH,
+            ALIGNED_CHANGE,
+        ),
+        (
+            "Expression of ALDH1 detected by immunostaining correlated with good prognosis.",
+            ALDH,
+            None,
+        ),  # "good" is no word of a scale the check knows: left to the model
+        (
+            "Untreated CX3CR1-deficient mice show increased lung disease upon allergen "
+            "sensitization and challenge.",
+            ASTHMA,
+            ALIGNED_CHANGE,
+        ),
+        # A flip inside a negated claim: not what the evidence says, not its opposite either.
+        (
+            "Deletion of integrin \u03b1v\u03b28 did not result in a spontaneous inflammatory "
+            "phenotype, suggesting that this pathway is not unimportant.",
+            TREG,
+            None,
+        ),
+        # Another symbol where the evidence names one; a plural is the same name.
+        (
+            "In a series of 577 breast carcinomas, expression of ALDH2 detected by immunostaining "
+            "correlated with poor prognosis.",
+            ALDH,
+            ALIGNED_UNSTATED,
+        ),
+        (
+            "In breast carcinomas, high ALDHs activity identifies the tumorigenic cell fraction.",
+            ALDH,
+            None,
+        ),
+        # Comparisons: the sides the other way round, or restated from the other side.
+        (
+            "Blood group A was associated with a higher risk for acquiring COVID-19 compared with "
+            "blood group O.",
+            ABO,
+            None,
+        ),  # not a near copy of one side's clause in order
+        (
+            "Whereas blood group O was associated with a lower risk for the infection compared "
+            "with non-O blood groups.",
+            ABO,
+            None,
+        ),
+        (
+            "Blood group O was associated with a higher risk for the infection compared with "
+            "non-O blood groups.",
+            ABO,
+            ALIGNED_CHANGE,
+        ),
+        (
+            "Blood group O was associated with a lower risk for the infection compared with "
+            "non-O blood groups.",
+            ABO,
+            None,
+        ),
+    ],
+)
+def test_changes_against_real_evidence(claim: str, evidence, failed: str | None) -> None:
+    got = _failed(claim, evidence)
+    assert got == ([failed] if failed else []), got
+
+
+def test_the_sides_of_a_comparison_the_other_way_round() -> None:
+    evidence = [("x", "Pain scores were lower in the ketamine group than in the placebo group.")]
+    swapped = "Pain scores were lower in the placebo group than in the ketamine group."
+    restated = "Pain scores were higher in the placebo group than in the ketamine group."
+    [result] = check_alignment(swapped, evidence)
+    assert (result.name, result.passed) == (ALIGNED_CHANGE, False)
+    assert "comparison the other way round" in result.detail
+    assert _failed(restated, evidence) == []
+
+
+def test_the_detail_names_both_words_and_the_evidence() -> None:
+    [result] = check_alignment(
+        "Whole-body energy expenditure was also decreased upon CDCA treatment.", CDCA
+    )
+    assert result.pmid == "1568684"
+    assert "\u2018decreased\u2019 where the evidence says \u2018increased\u2019" in result.detail
+    assert "Whole-body energy expenditure was also increased" in result.detail
+
+
+def test_a_flip_in_a_negated_claim_withholds_support() -> None:
+    evidence = [("x", "The accuracy of PET in patients with diabetes was not significantly "
+                 "reduced.")]  # fmt: skip
+    claim = "The accuracy of PET in patients with diabetes was not significantly increased."
+    assert _failed(claim, evidence) == [ALIGNED_UNSTATED]
+
+
+def test_paraphrase_and_unrelated_evidence_give_nothing_to_compare() -> None:
+    # A rewording shares too few words in order; an unrelated sentence none.
+    assert check_alignment("CDCA raised how much energy the body spent overall.", CDCA) == []
+    assert check_alignment("Dupilumab was approved in 2017.", CDCA) == []
+    assert check_alignment("", CDCA) == []
+
+
+def test_a_copy_without_a_change_passes() -> None:
+    [result] = check_alignment("Whole-body energy expenditure was increased upon CDCA.", CDCA)
+    assert (result.name, result.passed, result.pmid) == (ALIGNED_CHANGE, True, "1568684")
+
+
+def test_it_is_a_default_check_whose_change_contradicts() -> None:
+    (check,) = get_checks(["alignment"])
+    assert check.effects[ALIGNED_CHANGE] == "contradicts"
+    assert check.effects[ALIGNED_UNSTATED] == "withholds_support"
+    assert "alignment" in {c.name for c in get_checks()}

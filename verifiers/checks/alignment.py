@@ -1,0 +1,280 @@
+"""Aligned changes: a claim that copies its evidence word for word except where it changed it.
+
+An answer that quotes or restates its evidence nearly verbatim differs from it only where the
+writer changed something, and small NLI models read such near copies as the same sentence.
+Aligning the two word sequences (``difflib.SequenceMatcher``: longest matching blocks) shows
+each place that differs; a difference with copied words around it is read as a change when it
+puts in the claim:
+
+- another number (digits or number words: "1 and 2" -> "2 and 2", "twice" -> "half");
+- the opposite direction or the other side of a scale ("decreased" -> "increased", "high" ->
+  "low", "beneficial" -> "harmful");
+- the two sides of a comparison the other way round ("in A than in B" -> "in B than in A"),
+  unless the direction word was flipped too (that restates the same finding);
+- another name where the evidence names an entity ("CYP3A4" -> "CYP", "TH1579" -> "DNA").
+
+The first three contradict (``aligned_change``); a changed name withholds support, and so does
+a flip inside a negated claim ("was not significantly increased" for "... reduced": the claim
+is not what the evidence says, but not its opposite either) (``aligned_unstated``).
+
+Paraphrase is left to the model: only a claim whose words mostly appear in order in one evidence
+sentence (``NEAR_COPY``) is read, and only short differences anchored by copied words on both
+sides (or at the claim's start or end).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from verifiers._types import CheckResult
+from verifiers.checks._base import Check, CheckInput, Effect
+from verifiers.checks.direction import word_sign
+from verifiers.checks.negation import is_negated
+from verifiers.checks.normalise import NEAR_COPY, cased_tokens, content_tokens
+from verifiers.checks.qualifiers import scale_side
+
+ALIGNED_CHANGE = "aligned_change"
+ALIGNED_UNSTATED = "aligned_unstated"
+MAX_CHANGE_WORDS = 3  # a longer difference is a rewording, not a changed word
+_CANDIDATES = 3  # evidence sentences aligned per claim, by content overlap
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_NUMBER_WORDS = {
+    "zero": 0.0, "one": 1.0, "two": 2.0, "three": 3.0, "four": 4.0, "five": 5.0, "six": 6.0,
+    "seven": 7.0, "eight": 8.0, "nine": 9.0, "ten": 10.0, "eleven": 11.0, "twelve": 12.0,
+    "twenty": 20.0, "thirty": 30.0, "forty": 40.0, "fifty": 50.0, "hundred": 100.0,
+    "thousand": 1000.0, "once": 1.0, "twice": 2.0, "thrice": 3.0, "single": 1.0,
+    "double": 2.0, "doubled": 2.0, "triple": 3.0, "tripled": 3.0, "half": 0.5, "halve": 0.5,
+    "halved": 0.5, "twofold": 2.0, "threefold": 3.0, "fourfold": 4.0, "fivefold": 5.0,
+    "tenfold": 10.0, "hundredfold": 100.0,
+}  # fmt: skip
+# Gradable opposites the direction words and quantity scales do not hold.
+_OPPOSITES = {
+    frozenset(pair.split("/"))
+    for pair in """high/low large/small long/short strong/weak present/absent presence/absence
+        sensitive/resistant sensitivity/resistance benign/malignant safe/unsafe
+        effective/ineffective efficacious/inefficacious agonist/antagonist older/younger
+        old/young maximum/minimum upper/lower heavy/light wide/narrow thick/thin
+        acute/chronic before/after raise/lower raises/lowers above/below inside/outside
+        first/last""".split()  # noqa: SIM905 (a word list reads better as text)
+}
+# A comparison names two sides; their order is its meaning.
+_ROMAN = re.compile(r"[IVX]+")
+_COMPARATIVE = frozenset({"than", "compared", "versus", "vs", "relative"})
+
+
+@dataclass(frozen=True, slots=True)
+class _Difference:
+    """One place where the claim (``ours``) differs from the evidence (``theirs``)."""
+
+    ours: tuple[str, ...]  # the claim's words there, as written
+    theirs: tuple[str, ...]
+
+    def __str__(self) -> str:
+        ours, theirs = " ".join(self.ours), " ".join(self.theirs)
+        return f"\u2018{ours}\u2019 where the evidence says \u2018{theirs}\u2019"
+
+
+@dataclass(frozen=True, slots=True)
+class _Alignment:
+    """A claim aligned with one evidence sentence."""
+
+    claim: list[str]
+    evidence: list[str]
+    span: list[str]  # the evidence words facing the claim, from its first copied word to its last
+    copied: int  # claim words found in order in the evidence
+    differences: list[_Difference]  # anchored differences of at most MAX_CHANGE_WORDS words
+
+
+def _keys(words: Sequence[str]) -> list[str]:
+    return [w.casefold() for w in words]
+
+
+def _align(claim: list[str], evidence: list[str]) -> _Alignment:
+    matcher = SequenceMatcher(None, _keys(claim), _keys(evidence), autojunk=False)
+    ops = matcher.get_opcodes()
+    differences: list[_Difference] = []
+    for k, (tag, i1, i2, j1, j2) in enumerate(ops):
+        if tag != "replace" or i2 - i1 > MAX_CHANGE_WORDS:
+            continue
+        before = k > 0 and ops[k - 1][0] == "equal"
+        after = k + 1 < len(ops) and ops[k + 1][0] == "equal"
+        ours = tuple(claim[i1:i2])
+        if before and after and j2 - j1 <= MAX_CHANGE_WORDS:
+            differences.append(_Difference(ours, tuple(evidence[j1:j2])))
+        elif after and i1 == 0:  # the claim opens with its change: the words facing it
+            differences.append(_Difference(ours, tuple(evidence[max(j1, j2 - len(ours)) : j2])))
+        elif before and i2 == len(claim):  # the claim ends with its change
+            differences.append(_Difference(ours, tuple(evidence[j1 : j1 + len(ours)])))
+    blocks = [b for b in matcher.get_matching_blocks() if b.size]
+    if not blocks:
+        return _Alignment(claim, evidence, [], 0, [])
+    first, last = blocks[0], blocks[-1]
+    start = max(first.b - first.a, 0)
+    end = min(last.b + last.size + len(claim) - last.a - last.size, len(evidence))
+    copied = sum(b.size for b in blocks)
+    return _Alignment(claim, evidence, evidence[start:end], copied, differences)
+
+
+def _value(word: str) -> float | None:
+    key = word.casefold()
+    if _NUMBER.fullmatch(key):
+        return float(key)
+    return _NUMBER_WORDS.get(key)
+
+
+def _changed_number(diff: _Difference) -> bool:
+    if len(diff.ours) != len(diff.theirs):  # "3 of 10" for "30": a rewording
+        return False
+    values = [(_value(a), _value(b)) for a, b in zip(diff.ours, diff.theirs, strict=True)]
+    return any(a is not None and b is not None and a != b for a, b in values)
+
+
+def _opposite(ours: str, theirs: str) -> bool:
+    a, b = ours.casefold(), theirs.casefold()
+    if word_sign(a) * word_sign(b) == -1:
+        return True
+    side_a, side_b = scale_side(a), scale_side(b)
+    if side_a and side_b and side_a[0] == side_b[0] and side_a[1] != side_b[1]:
+        return True
+    return frozenset((a, b)) in _OPPOSITES
+
+
+def _flipped(diff: _Difference) -> tuple[str, str] | None:
+    """The pair of opposite words the difference swaps, if it swaps one."""
+    for a in diff.ours:
+        for b in diff.theirs:
+            if _opposite(a, b):
+                return a.casefold(), b.casefold()
+    return None
+
+
+def _is_name(word: str) -> bool:
+    """A symbol or code rather than a word: capitals after the first letter, or letters and
+    digits together (CYP3A4, TH1579, DNA), but not a Roman numeral (phase III)."""
+    has_letters = any(c.isalpha() for c in word)
+    coded = any(c.isupper() for c in word[1:]) or any(c.isdigit() for c in word)
+    return has_letters and coded and not _ROMAN.fullmatch(word)
+
+
+def _renamed(diff: _Difference, evidence: set[str]) -> bool:
+    """The difference puts a name the evidence sentence never uses where it has another (a
+    plural is the same name)."""
+    if len(diff.ours) != len(diff.theirs):
+        return False
+    for ours, theirs in zip(diff.ours, diff.theirs, strict=True):
+        a, b = ours.casefold(), theirs.casefold()
+        plural = a in (b + "s", b + "es") or b in (a + "s", a + "es")
+        if a not in evidence and _is_name(ours) and _is_name(theirs) and not plural:
+            return True
+    return False
+
+
+def _middles(alignment: _Alignment) -> tuple[list[str], list[str]]:
+    """The claim's and the evidence span's words between their common start and end."""
+    a, b = _keys(alignment.claim), _keys(alignment.span)
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    return a[head : len(a) - tail], b[head : len(b) - tail]
+
+
+def _reordered(ours: list[str], theirs: list[str]) -> bool:
+    return ours != theirs and sorted(ours) == sorted(theirs)
+
+
+def _without(words: list[str], word: str) -> list[str]:
+    rest = list(words)
+    rest.remove(word)
+    return rest
+
+
+def _sides_swapped(alignment: _Alignment, flip: tuple[str, str] | None) -> bool:
+    """The comparison's sides are the other way round (with ``flip``'s words set aside: "higher
+    in A than B" restated as "lower in B than A" swaps both)."""
+    ours, theirs = _middles(alignment)
+    if not _COMPARATIVE & set(_keys(alignment.claim)):
+        return False
+    if flip is not None:
+        if flip[0] not in ours or flip[1] not in theirs:
+            return False
+        ours, theirs = _without(ours, flip[0]), _without(theirs, flip[1])
+    return _reordered(ours, theirs)
+
+
+def _results(alignment: _Alignment, pmid: str, text: str, negated: bool) -> list[CheckResult]:
+    quoted = f": \u201c{text.strip()[:160]}\u201d"
+    changes: list[str] = []
+    unstated: list[str] = []
+    flips = [f for d in alignment.differences if (f := _flipped(d)) is not None]
+    flip = flips[0] if len(flips) == 1 else None
+    # The comparison's sides swapped: a change on its own, a restatement with its word flipped.
+    swapped = len(flips) <= 1 and _sides_swapped(alignment, flip)
+    for diff in alignment.differences:
+        if _changed_number(diff):
+            changes.append(f"another number: {diff}")
+        elif swapped:
+            continue  # its words are the sides'
+        elif _flipped(diff) is not None:
+            (unstated if negated else changes).append(f"the other way: {diff}")
+        elif _renamed(diff, set(_keys(alignment.evidence))):
+            unstated.append(f"another name: {diff}")
+    if swapped and flip is None:
+        changes.append("the sides of the comparison the other way round")
+    results = [
+        CheckResult(ALIGNED_CHANGE, False, f"copies the evidence with {c}{quoted}", pmid)
+        for c in changes
+    ] + [
+        CheckResult(ALIGNED_UNSTATED, False, f"copies the evidence with {u}{quoted}", pmid)
+        for u in unstated
+    ]
+    if results:
+        return results
+    return [CheckResult(ALIGNED_CHANGE, True, "copies the evidence without a change", pmid)]
+
+
+def _nearest(claim: str, sentences: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The ``_CANDIDATES`` sentences sharing most content words with the claim (at least
+    ``NEAR_COPY`` of them), most first."""
+    tokens = content_tokens(claim)
+    if not tokens:
+        return []
+    shared = [len(tokens & content_tokens(text)) for _, text in sentences]
+    order = sorted(
+        (i for i, n in enumerate(shared) if n >= NEAR_COPY * len(tokens)), key=lambda i: -shared[i]
+    )
+    return [sentences[i] for i in order[:_CANDIDATES]]
+
+
+def check_alignment(claim: str, sentences: Sequence[tuple[str, str]]) -> list[CheckResult]:
+    """Align the claim with the evidence sentences (PMID, text) it shares most words with and
+    report the changes of the closest copy (see the module's docstring); a copy without a
+    change wins a tie. Empty when none is a near copy."""
+    words = cased_tokens(claim)
+    best: tuple[int, int, list[CheckResult]] | None = None
+    for pmid, text in _nearest(claim, sentences):
+        alignment = _align(words, cased_tokens(text))
+        if alignment.copied < NEAR_COPY * len(words):
+            continue
+        results = _results(alignment, pmid, text, negated=is_negated(claim))
+        failed = sum(not r.passed for r in results)
+        if best is None or (alignment.copied, -failed) > best[:2]:
+            best = (alignment.copied, -failed, results)
+    return [] if best is None else best[2]
+
+
+def _run(claim: CheckInput) -> list[CheckResult]:
+    return check_alignment(claim.text, claim.sentences)
+
+
+ALIGNMENT_CHECK = Check(
+    "alignment",
+    _run,
+    {ALIGNED_CHANGE: Effect.CONTRADICTS, ALIGNED_UNSTATED: Effect.WITHHOLDS_SUPPORT},
+)
