@@ -22,16 +22,22 @@ from verifiers.checks.normalise import content_tokens
 # Sentences that assert nothing about the world: questions, greetings, meta talk, hedges,
 # disclaimers and headings.
 _NOT_CHECKWORTHY = re.compile(
-    r"^\W*(?:hi|hello|hey|thanks?|thank you|sure|certainly|of course|great question|good question"
+    r"^\W*(?:hi|hello|hey|thanks?|thank you|great question|good question"
     r"|i hope this helps|hope this helps|let me know|feel free|please (?:note|consult|see|ask)"
-    r"|here (?:is|are)|below (?:is|are)|the following|in summary|to summarize|to summarise"
-    r"|in conclusion"
-    r"|overall,? (?:the )?(?:evidence|studies|literature) (?:is|are) (?:mixed|limited)"
+    r"|here (?:is|are)|below (?:is|are)|the following"
+    r"|(?:overall,? )?(?:the )?(?:evidence|studies|literature) (?:is|are) (?:mixed|limited)"
     r"|based on the (?:provided |given )?(?:evidence|abstracts|studies|sources)[^,]*:"
     r"|i (?:am|'m) (?:not|an ai)|as an ai|i cannot|i can't|i don't know|i do not know"
     r"|it is (?:unclear|not clear|difficult to say)|more research is needed"
     r"|further (?:research|studies) (?:is|are) needed|consult (?:your|a) (?:doctor|physician)"
     r"|this is not medical advice)(?!\w)",  # whole words: "hi" is not "High" or "HIV"
+    re.IGNORECASE,
+)
+# Openers that introduce what follows ("In summary, X reduces Y"; "Certainly! Here is ..."):
+# the rest of the sentence decides, so a conclusion is never skipped for its first words.
+_OPENER = re.compile(
+    r"^\W*(?:sure|certainly|of course|in summary|in short|in conclusion|to summari[sz]e)\b"
+    r"[\s,:;!.\-\u2013\u2014]*",
     re.IGNORECASE,
 )
 _CLAUSE_BREAK = re.compile(
@@ -73,7 +79,7 @@ class Decomposer(Protocol):
 
 def is_checkworthy(sentence: str) -> bool:
     """False for questions, greetings, meta sentences, hedges and bare headings."""
-    stripped = sentence.strip().strip("*_#> ")
+    stripped = _OPENER.sub("", sentence.strip().strip("*_#> "), count=1)
     if not stripped or stripped.endswith("?") or _NOT_CHECKWORTHY.match(stripped):
         return False
     if stripped.endswith(":") and len(stripped.split()) <= 8:

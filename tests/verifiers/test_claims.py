@@ -17,6 +17,11 @@ from verifiers.claims import LLMDecomposer, RuleDecomposer, create_decomposer, i
         "It is unclear whether zinc shortens colds.",
         "Please consult your doctor before changing medication.",
         "## Summary",
+        # An opener and nothing that asserts anything after it.
+        "In summary:",
+        "Certainly! Here is what the abstracts say:",
+        "In conclusion, further research is needed.",
+        "To summarize, the evidence is mixed.",
     ],
 )
 def test_not_checkworthy(sentence: str) -> None:
@@ -33,6 +38,10 @@ def test_not_checkworthy(sentence: str) -> None:
         "High-dose aspirin reduced stroke risk in older adults.",
         "HIV infection increases the risk of tuberculosis.",
         "Surely the effect of surgery on survival was large in this trial.",
+        # A conclusion is judged on what follows its opener, never skipped for it.
+        "In summary, ibrutinib during CART cell culture improved yield and function.",
+        "In conclusion, metformin lowered HbA1c by 1.2% compared with placebo.",
+        "Of course, statins lower LDL cholesterol in adults.",
     ],
 )
 def test_checkworthy(sentence: str) -> None:
