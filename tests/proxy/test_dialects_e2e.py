@@ -6,7 +6,9 @@ block ends a response ``incomplete`` / ``content_filter``)."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -344,10 +346,13 @@ def test_agents_sdk_run_is_verified(verified: RunningProxy) -> None:
     assert "green cheese" not in blocked.final_output
 
 
-def test_agents_sdk_streamed_run_sees_a_gate_block_as_a_refusal(verified: RunningProxy) -> None:
+def test_agents_sdk_streamed_run_sees_a_gate_block_as_a_refusal(
+    verified: RunningProxy, caplog: pytest.LogCaptureFixture
+) -> None:
     """``run_streamed`` under a gate policy: the text verified before the block streams to the
     agent, and the block reaches it as a model refusal (``ModelRefusalError`` with the policy's
-    message, which an ``error_handlers={"model_refusal": ...}`` entry can turn into output)."""
+    message, which an ``error_handlers={"model_refusal": ...}`` entry can turn into output),
+    with no "Task exception was never retrieved" after it."""
     agents = pytest.importorskip("agents")
     agents.set_tracing_disabled(True)
 
@@ -369,7 +374,10 @@ def test_agents_sdk_streamed_run_sees_a_gate_block_as_a_refusal(verified: Runnin
                 return "".join(deltas), exc
             return "".join(deltas), None
 
-    text, error = asyncio.run(run())
+    with caplog.at_level(logging.ERROR, logger="asyncio"):
+        text, error = asyncio.run(run())
+        gc.collect()  # asyncio reports a task's unretrieved exception when the task is collected
+    assert "never retrieved" not in caplog.text
     assert text == "Aspirin reduces fever in adults [PMID:1]."
     assert isinstance(error, agents.ModelRefusalError)
     assert error.refusal.startswith("This answer was withheld")
