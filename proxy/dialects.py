@@ -520,7 +520,10 @@ class ResponsesDialect:
         """The closing events, rebuilt from the text the client was sent. A block's message
         (``refusal``) becomes the item's ``refusal`` part, streamed after its text part, and
         the response ends ``completed`` (see :meth:`apply`)."""
-        refusal = refusal if self._item is not None else None  # a refusal lives in the item
+        if refusal is not None and self._item is None:
+            # A block with no message item to hold its refusal (a function call asked for JSON
+            # output): it ends content_filter, so no unverified item reaches the final event.
+            refusal, finish = None, CONTENT_FILTER
         status = "incomplete" if finish == CONTENT_FILTER and refusal is None else "completed"
         events: list[dict[str, Any]] = []
         has_text = self._text_part or refusal is None

@@ -106,19 +106,6 @@ class Case:
             return "a Responses function call is not verified; a closed gate withholds it"
         return None
 
-    def known_leak(self) -> str | None:
-        """A leak found and not yet fixed (None: none); the case is a strict xfail, so the fix
-        turns it into a failure that asks for this to go."""
-        leaks = self.route == "responses" and self.stream and self.tools and self.structured
-        if self.mode == "gate" and leaks:
-            return (
-                "a streamed Responses function call asked for JSON output: the gate blocks "
-                "it (report 'blocked'), but with no message item for the block's refusal "
-                "ResponsesDialect.final_events drops the refusal and apply() copies the "
-                "upstream's function_call item into response.completed"
-            )
-        return None
-
 
 def _cases() -> Iterator[Any]:
     routes, flags, modes = ("chat", "completions", "responses"), (False, True), tuple(POLICIES)
@@ -129,8 +116,6 @@ def _cases() -> Iterator[Any]:
         marks = []
         if (reason := case.not_offered()) is not None:
             marks.append(pytest.mark.skip(reason=f"not offered by the API: {reason}"))
-        if (reason := case.known_leak()) is not None:
-            marks.append(pytest.mark.xfail(reason=f"known leak (issue 26): {reason}", strict=True))
         yield pytest.param(case, id=case.id, marks=marks)
 
 
