@@ -161,11 +161,18 @@ def apply_policy(policy: Policy, report: ResponseReport) -> ResponseReport:
 
 
 def decide_and_apply(
-    policy: Policy, report: ResponseReport
+    policy: Policy,
+    report: ResponseReport,
+    decided: Sequence[SentenceDecision] | None = None,
 ) -> tuple[ResponseReport, ResponseDecision]:
     """``apply_policy`` and ``decide_report`` at once, each sentence decided once (the proxy
-    needs both for every answer)."""
-    decisions = [decide_sentence(policy, s) for s in report.sentences]
+    needs both for every answer). ``decided``: each sentence's decision, when the caller made
+    them already (in the order of ``report.sentences``): a stream decides each sentence as it
+    is verified, and that decision is the one the response carries."""
+    if decided is None:
+        decisions = [decide_sentence(policy, s) for s in report.sentences]
+    else:
+        decisions = list(decided)
     scores = _Scores(report.support, report.risk)
     decision = _combine(policy, report.sentences, decisions, scores, report.counts, report.error)
     sentences = tuple(

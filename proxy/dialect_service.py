@@ -6,7 +6,9 @@
 they add are put back in the dialect's own place; the upstream is called on the dialect's own
 route (no translation: ``/completions``, ``/responses``); the finalisers see the answer as a
 chat completion, the transformers its stream as chat chunks, and the dialect writes the
-verified text, finish reason and report back in its own format.
+verified text, finish reason and report back in its own format: from the typed events the
+chunks carry (:class:`~proxy.verification.chat_stream.EventChunk`) and the finaliser's typed
+report (``RequestState.report``); no report or annotation is read back out of a chat payload.
 
 Stream mapping: each upstream text delta becomes a content chunk; every other event rides
 through the transformers untouched (a :class:`ViewChunk` with an empty delta, so both stream
@@ -52,8 +54,19 @@ from proxy.protocol import ChatRequest
 from proxy.scrub import Scrubber
 from proxy.streaming import DONE, StreamChunk, error_event, frame_sse
 from proxy.upstream import LiteLLMUpstream, Route, UpstreamRouter
-from proxy.verification.chunks import BlockMessageChunk
+from proxy.verification.chat_stream import EventChunk, report_payload, sentence_payload
+from proxy.verification.chunks import content_of
+from proxy.verification.events import (
+    BlockMessage,
+    Content,
+    Finish,
+    Forward,
+    Report,
+    Sentence,
+    StreamEvent,
+)
 from proxy.verification.shapes import CONTENT_FILTER, UNREAD_KEY
+from verifiers import to_json
 
 logger = logging.getLogger("veriproxy.dialects")
 
@@ -240,7 +253,8 @@ class DialectService:
         choice = view["choices"][0]
         content = choice.get("message", {}).get("content")
         refusal = choice.get("message", {}).get("refusal")
-        report = view.get("verification") or unverified("verification did not run")
+        verified = call.ctx.state.report  # the finaliser's, as the client gets it
+        report = unverified("verification did not run") if verified is None else to_json(verified)
         finish = choice.get("finish_reason")
         text = content if isinstance(content, str) else ""
         if isinstance(refusal, str):  # a blocked structured answer, declined as OpenAI does
@@ -307,32 +321,32 @@ class DialectService:
                         if chunk.source is not None:
                             opened = True
                             yield out.event(chunk.source)
-                        if (delta := _content(chunk.data)) is not None:
+                        if (delta := content_of(chunk.data)) is not None:
                             out.sent += delta
                         continue
-                    if chunk.data is None:
-                        continue
+                    verified = chunk.event if isinstance(chunk, EventChunk) else None
+                    if chunk.data is None or verified is None:
+                        continue  # a comment (a chunk verification wrote carries its event)
                     if not opened:
                         opened = True
                         for event in dialect.opening_events():
                             yield out.event(event)
-                    data = chunk.data
-                    if responses and isinstance(chunk, BlockMessageChunk):
-                        refusal = chunk.message  # the item's refusal part, not its text
+                    if responses and isinstance(verified, BlockMessage):
+                        refusal = verified.message  # the item's refusal part, not its text
                         continue
-                    verification = data.get("verification")
-                    if isinstance(verification, dict):
-                        if "status" in verification and "sentences" in verification:
-                            report = verification
-                        elif custom_events or not responses:
-                            yield out.event(dialect.annotation_event(verification))
-                    if (delta := _content(data)) is not None:
+                    match verified:
+                        case Sentence(annotation, _, 0) if custom_events or not responses:
+                            yield out.event(dialect.annotation_event(sentence_payload(annotation)))
+                        case Report(_, shown, citations, 0):
+                            report = report_payload(shown)
+                            for event in dialect.citation_events(citations):
+                                yield out.event(event)
+                        case Finish(reason, _, 0):
+                            finish = reason or finish
+                    if (delta := _text(verified)) is not None:
                         out.sent += delta
                         for event in dialect.content_events(delta):
                             yield out.event(event)
-                    for event in dialect.citation_events(_annotations(data)):
-                        yield out.event(event)
-                    finish = _finish(data) or finish
             if not opened:
                 for event in dialect.opening_events():
                     yield out.event(event)
@@ -404,28 +418,13 @@ def _view_chunk(data: Mapping[str, Any], source: dict[str, Any] | None) -> ViewC
     return ViewChunk(raw=plain.raw, data_text=plain.data_text, source=source)
 
 
-def _content(data: Mapping[str, Any] | None) -> str | None:
-    for choice in (data or {}).get("choices") or ():
-        if isinstance(choice, Mapping) and choice.get("index", 0) == 0:
-            content = (choice.get("delta") or {}).get("content")
-            return content if isinstance(content, str) and content else None
-    return None
-
-
-def _annotations(data: Mapping[str, Any]) -> list[Any]:
-    """Choice 0's ``url_citation`` annotations (the report chunk carries them)."""
-    for choice in data.get("choices") or ():
-        if isinstance(choice, Mapping) and choice.get("index", 0) == 0:
-            cited = (choice.get("delta") or {}).get("annotations")
-            return cited if isinstance(cited, list) else []
-    return []
-
-
-def _finish(data: Mapping[str, Any]) -> str | None:
-    for choice in data.get("choices") or ():
-        if isinstance(choice, Mapping) and choice.get("index", 0) == 0:
-            reason = choice.get("finish_reason")
-            return reason if isinstance(reason, str) else None
+def _text(event: StreamEvent) -> str | None:
+    """The text an event adds to what the client reads (None: none)."""
+    match event:
+        case Content(text, _, 0) | Forward(_, str(text)) if text:
+            return text
+        case BlockMessage(message, separator, False):
+            return separator + message
     return None
 
 

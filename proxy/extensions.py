@@ -40,7 +40,7 @@ from proxy.streaming import StreamChunk
 if TYPE_CHECKING:  # both load models and rule tables; the extension interface needs neither
     from policies import Policy
     from proxy.errors import ProxyError
-    from verifiers import Evidence
+    from verifiers import Evidence, ResponseReport
 
 
 @dataclass(slots=True)
@@ -65,8 +65,10 @@ class RequestState:
     json_answer: bool = False
     structured_answer: bool = False
     prompt: str | None = None  # the caller's last user message, for the audit record
-    # Finalisers: headers for the response (verification status and risk).
+    # Finalisers: headers for the response (verification status and risk), and the report of
+    # choice 0 as the client gets it (a dialect writes it in its own format).
     response_headers: dict[str, str] = field(default_factory=dict)
+    report: ResponseReport | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from proxy.state.cache import Cache, cache_key
+from verifiers import ResponseReport, to_json
 
 REPORTS_CACHE = "reports"
 _KEY_SPACE = "report/v1"
@@ -33,10 +34,10 @@ class ReportStore:
         self._cache = cache
         self._ttl = ttl
 
-    async def put(self, ids: Iterable[str], tenant: str | None, report: Any) -> None:
-        """Store ``report`` (the JSON value the client got) under each of ``ids``: the
-        completion id, and the request id (``X-Request-Id``, which a client may choose)."""
-        data = json.dumps(report, ensure_ascii=False, separators=(",", ":")).encode()
+    async def put(self, ids: Iterable[str], tenant: str | None, report: ResponseReport) -> None:
+        """Store ``report`` (as the client got it) under each of ``ids``: the completion id,
+        and the request id (``X-Request-Id``, which a client may choose)."""
+        data = json.dumps(to_json(report), ensure_ascii=False, separators=(",", ":")).encode()
         for completion_id in dict.fromkeys(i for i in ids if i):
             await self._cache.set(_key(completion_id, tenant), data, self._ttl)
 

@@ -2,11 +2,12 @@
 
 The policy's stream mode (:mod:`proxy.verification.streams`) runs on choice 0. Every other
 choice is taken out of the stream as it arrives and collected; once the upstream is done it is
-verified whole, on its own session, and only then released, in both modes: one content chunk
-(redacted, or the policy's message when blocked) with the ``logprobs`` of the text shown as
-written, one annotation chunk per sentence, its report chunk and its finish chunk, all with the
-choice's ``index``. So nothing of another choice reaches the client unverified, in ``content``
-or in ``logprobs``. The upstream's usage chunk comes last, after every choice.
+verified whole, on its own session, and only then released, in both modes, as events
+(:mod:`proxy.verification.events`) with the choice's ``index``: its content (redacted, or the
+policy's message when blocked) with the ``logprobs`` of the text shown as written, each
+sentence, its report and its finish. So nothing of another choice reaches the client
+unverified, in ``content`` or in ``logprobs``. The upstream's usage comes last, after every
+choice.
 
 A choice that cannot be verified -- the stream stopped before it was complete (choice 0 was
 blocked, the upstream failed, the client left), or it carries tool calls or audio -- is
@@ -27,21 +28,31 @@ from proxy.streaming import StreamChunk
 from proxy.verification import render
 from proxy.verification.answers import AnswerTexts, Unverifiable, UnverifiedReason
 from proxy.verification.completion import choice_texts
+from proxy.verification.events import (
+    Finish,
+    Opened,
+    OtherChoice,
+    Report,
+    Sentence,
+    StreamEvent,
+    Usage,
+)
 from proxy.verification.logprobs import token_entries
 from proxy.verification.quotes import strip_entry
 from proxy.verification.redact import enforce_on_choice
 from proxy.verification.session import Outcome, VerificationSession
 from proxy.verification.shapes import (
+    CONTENT_FILTER,
     TOOL_CALLS_UNREAD,
     ChoiceShape,
     StreamedChoice,
     streamed_choices,
 )
-from verifiers import ResponseReport, SentenceAnnotation, to_json
+from verifiers import Action, ResponseReport
 
 NewSession = Callable[[int, bool], VerificationSession]  # (choice index, fail closed)
 Record = Callable[[Outcome, str], None]
-FirstChoice = Callable[[AsyncIterator[StreamChunk]], AsyncIterator[StreamChunk]]
+FirstChoice = Callable[[AsyncIterator[StreamChunk]], AsyncIterator[StreamEvent]]
 
 
 @dataclass
@@ -107,14 +118,14 @@ class _Others:
 
     async def release(
         self, new_session: NewSession, record: Record, gate: bool, quotes: QuoteDisplay
-    ) -> list[Any]:
-        out: list[StreamChunk] = []
+    ) -> list[StreamEvent]:
+        out: list[StreamEvent] = []
         for index in sorted(self.choices):
             choice = self.choices.pop(index)
             session = new_session(index, gate)
             outcome, shown_entry, report, text = await self._verify(choice, session, quotes)
             record(outcome, text)
-            out.extend(self._chunks(choice, shown_entry, report, outcome))
+            out.extend(self._events(choice, shown_entry, report, outcome))
         return out
 
     def abandon(self, new_session: NewSession, record: Record, gate: bool, reason: str) -> None:
@@ -146,54 +157,31 @@ class _Others:
         assert isinstance(shown, Mapping)  # ``entry`` is an object, so is what comes back
         return outcome, shown, report, texts.text or "".join(choice.text)
 
-    def _chunks(
+    def _events(
         self, choice: _Choice, shown: Mapping[str, Any], report: ResponseReport, outcome: Outcome
-    ) -> list[StreamChunk]:
+    ) -> list[StreamEvent]:
+        """The choice whole: its text and citations, its sentences, its report, its finish."""
         index = choice.index
-        blocked = shown.get("finish_reason") == "content_filter"
+        blocked = outcome.decision.enforced_action is Action.BLOCK
         message = shown["message"]
         delta = {"role": "assistant", "content": message["content"]}
         if message.get("annotations"):
             delta["annotations"] = message["annotations"]
-        out = [self._chunk(index, delta, shown.get("logprobs"))]
-        out.extend(self._chunk(index, {}, verification=_sentence(s)) for s in report.sentences)
-        out.append(self._chunk(index, {}, verification={"type": "report", **to_json(report)}))
-        finish = "content_filter" if blocked else render.finish_reason(choice.finish)
-        out.append(self._chunk(index, {}, finish=finish))
+        out: list[StreamEvent] = [
+            Opened(self.envelope, index),
+            OtherChoice(index, delta, shown.get("logprobs")),
+        ]
+        decided = zip(report.sentences, outcome.sentences, strict=True)
+        out.extend(Sentence(s, decision, index) for s, decision in decided)
+        out.append(Report(outcome, report, choice=index))
+        finish = CONTENT_FILTER if blocked else render.finish_reason(choice.finish)
+        out.append(Finish(finish, choice=index))
         return out
-
-    def _chunk(
-        self,
-        index: int,
-        delta: Mapping[str, Any],
-        logprobs: object = None,
-        *,
-        finish: str | None = None,
-        verification: Mapping[str, Any] | None = None,
-    ) -> StreamChunk:
-        data: dict[str, Any] = {
-            **self.envelope,
-            "choices": [
-                {
-                    "index": index,
-                    "delta": dict(delta),
-                    "logprobs": logprobs,
-                    "finish_reason": finish,
-                }
-            ],
-        }
-        if verification is not None:
-            data["verification"] = dict(verification)
-        return StreamChunk.from_data(data)
 
 
 def _mismatch(entries: list[Mapping[str, Any]], text: str) -> bool:
     """True when the tokens do not spell the text (the entries cannot be matched to it)."""
     return "".join(str(e["token"]) for e in entries) != text
-
-
-def _sentence(sentence: SentenceAnnotation) -> dict[str, Any]:
-    return {"type": "sentence", **to_json(sentence)}
 
 
 async def with_other_choices(
@@ -204,31 +192,26 @@ async def with_other_choices(
     *,
     gate: bool,
     quotes: QuoteDisplay = QuoteDisplay.STRIP,
-) -> AsyncIterator[StreamChunk]:
+) -> AsyncIterator[StreamEvent]:
     """``first_choice`` (the policy's stream mode) on choice 0; the other choices after it,
     verified (``quotes``: what the client reads of a quoted citation); the upstream's usage
-    chunk last."""
+    last."""
     others = _Others()
-    usage: list[StreamChunk] = []
+    usage: list[Usage] = []
     reason = "the client went away before the choice was verified"
     try:
         async with aclosing(first_choice(others.first_only(chunks))) as first:  # type: ignore[type-var]
-            async for chunk in first:
-                data = chunk.data
-                if others.choices and data is not None and _is_usage(data):
-                    usage.append(chunk)  # after the other choices
+            async for event in first:
+                if others.choices and isinstance(event, Usage):
+                    usage.append(event)  # after the other choices
                     continue
-                yield chunk
-        for chunk in await others.release(new_session, record, gate, quotes):
-            yield chunk
-        for chunk in usage:
-            yield chunk
+                yield event
+        for event in await others.release(new_session, record, gate, quotes):
+            yield event
+        for event in usage:
+            yield event
     except Exception:
         reason = "the answer failed before the choice was verified"
         raise
     finally:
         others.abandon(new_session, record, gate, reason)
-
-
-def _is_usage(data: Mapping[str, Any]) -> bool:
-    return not data.get("choices") and "verification" not in data

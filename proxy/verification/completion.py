@@ -47,6 +47,7 @@ Record = Callable[[Outcome, str], None]  # audit one choice: its outcome and its
 class VerifiedCompletion:
     body: dict[str, Any]
     headers: dict[str, str]
+    report: ResponseReport  # the first choice's, as the client gets it
     evidence_of: VerificationSession  # the first choice's session (its evidence)
 
 
@@ -98,7 +99,7 @@ async def verify_completion(
             {**c, "verification": to_json(r)} if isinstance(c, dict) else c
             for c, r in zip(body["choices"], reports, strict=False)
         ]
-    return VerifiedCompletion(body, _headers(reports, gaps), first)
+    return VerifiedCompletion(body, _headers(reports, gaps), reports[0], first)
 
 
 def choice_texts(shape: ChoiceShape, *, json_content: bool) -> AnswerTexts:

@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from proxy.streaming import StreamChunk
 from proxy.verification import render
 
 Span = tuple[int, int]  # [start, end) character offsets into the answer
@@ -96,12 +95,3 @@ class TokenLog:
     def withhold(self, end: int) -> None:
         """Drop every entry that begins before ``end``: it spells withheld text."""
         self._entries = [e for e in self._entries if e[0] >= end]
-
-
-def with_token_entries(chunk: StreamChunk, entries: Sequence[Mapping[str, Any]]) -> StreamChunk:
-    """A content chunk of ours with ``logprobs`` for the text it carries (none: unchanged)."""
-    data = chunk.data
-    if not entries or data is None:
-        return chunk
-    choices = [{**c, "logprobs": render.logprobs(list(entries))} for c in data["choices"]]
-    return StreamChunk.from_data({**data, "choices": choices})

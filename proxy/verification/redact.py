@@ -28,7 +28,7 @@ from proxy.verification.answers import AnswerTexts, redact_message
 from proxy.verification.logprobs import shown_only
 from proxy.verification.session import Outcome, VerificationSession
 from proxy.verification.shapes import CONTENT_FILTER
-from verifiers import Action, ResponseReport
+from verifiers import Action, ResponseReport, SentenceAnnotation
 
 
 def enforce_on_choice(
@@ -44,7 +44,6 @@ def enforce_on_choice(
     :mod:`proxy.verification.render`), and the report the client may see. ``choice`` is the
     upstream's entry, None when the completion had none (it stays absent unless blocked); an
     entry whose message cannot be read keeps no words of its own."""
-    sentences = outcome.report.sentences
     if outcome.decision.enforced_action is Action.BLOCK:
         # A blocked answer keeps nothing of its own: no tool calls, no refusal, no logprobs.
         text = outcome.decision.message or ""
@@ -54,19 +53,27 @@ def enforce_on_choice(
         else:
             message = {"role": "assistant", "content": text}
             blocked = {"index": index, "message": message, "finish_reason": CONTENT_FILTER}
-        return {**blocked, "logprobs": None}, session.client_report(outcome.report, set())
+        return {**blocked, "logprobs": None}, outcome.shown_as(set())
     if choice is None:
-        return None, session.client_report(outcome.report, set())
+        return None, outcome.shown_as(set())
     entry = choice if isinstance(choice, Mapping) else {}
     source = entry.get("message")
     if not isinstance(source, Mapping):
         empty = {"role": "assistant", "content": None, "refusal": None}
         out = {"index": index, "message": empty, "logprobs": None, "finish_reason": "stop"}
-        return out, session.client_report(outcome.report, set())
-    redacted = [s for s in sentences if s.action is Action.REDACT and not session.policy.shadow]
-    shown = {s.index for s in sentences if s not in redacted}
+        return out, outcome.shown_as(set())
+    decided = outcome.decided()
+    withheld = {
+        s.annotation.index: s for s in decided if s.decision.enforced_action is Action.REDACT
+    }
+    redacted = [s.annotation for s in withheld.values()]
+    shown = {s.annotation.index for s in decided if s.annotation.index not in withheld}
+
+    def message_for(sentence: SentenceAnnotation) -> str:
+        return withheld[sentence.index].decision.message or ""
+
     if redacted:
-        source = redact_message(source, texts, redacted, session.message_for)
+        source = redact_message(source, texts, redacted, message_for)
     content = entry["message"].get("content")
     answer = content if isinstance(content, str) else texts.text
     # A redacted value inside JSON cannot be located among the tokens: then none go.
@@ -74,8 +81,8 @@ def enforce_on_choice(
         None if any(s.path is not None for s in redacted) else [(s.start, s.end) for s in redacted]
     )
     rendered: dict[str, Any] = render.message(source, unread=True)
-    report = session.client_report(outcome.report, shown)
-    replaced = [(s.start, s.end, session.message_for(s) or "") for s in redacted if s.path is None]
+    report = outcome.shown_as(shown)
+    replaced = [(s.start, s.end, message_for(s)) for s in redacted if s.path is None]
     citations = answer_citations(report.sentences, session.links, replaced)
     if citations:
         rendered["annotations"] = [c.chat() for c in citations]

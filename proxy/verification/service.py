@@ -4,7 +4,9 @@
 
 - as a *preparer* it picks the request's policy before the upstream is called (so an unknown
   or forbidden policy is a 4xx, not a broken stream) and keeps it on the request context;
-- as a *stream transformer* it runs the policy's stream mode (:mod:`proxy.verification.streams`);
+- as a *stream transformer* it runs the policy's stream mode (:mod:`proxy.verification.streams`),
+  whose typed events it renders as chat chunks at the edge
+  (:mod:`proxy.verification.chat_stream`);
 - as a *response finaliser* it verifies a whole completion, enforces block/redact and adds the
   top-level ``verification`` report;
 - as a *failure observer* it audits a request whose answer never came (the upstream failed).
@@ -14,7 +16,8 @@ judge cascade and policies, for an answer the caller brings.
 
 The evidence is what the retrieval preparer left in ``ctx.state.evidence`` (none: every
 check-worthy sentence comes out ``unsupported`` and the report says no evidence was retrieved).
-Each finished response goes to the ``ResponseRecorder`` (metrics and audit log).
+Each finished response goes to the ``ResponseRecorder`` (metrics, audit log, review queue) as
+one :class:`~proxy.outcome.ResponseOutcome`.
 
 With the per-request option ``include_evidence: true`` the completion, or the stream's report
 chunk, also carries ``evidence_documents`` beside ``verification``: the injected abstracts in
@@ -47,8 +50,10 @@ from proxy.settings.verification import VerificationSettings
 from proxy.state.reports import ReportStore
 from proxy.streaming import StreamChunk
 from proxy.verification.annotations import citation_links
+from proxy.verification.chat_stream import DOCUMENTS_FIELD, chat_chunks
 from proxy.verification.choices import with_other_choices
 from proxy.verification.completion import verify_completion
+from proxy.verification.events import Opened, Report, StreamEvent
 from proxy.verification.judge import JudgeResources
 from proxy.verification.selection import check_opt_out, select_policy, skipped_reason
 from proxy.verification.session import Outcome, VerificationSession
@@ -60,12 +65,11 @@ from proxy.verification.shapes import (
     content_text,
     message_text,
 )
-from proxy.verification.streams import StreamShape, annotate_stream, failure_reason, gate_stream
+from proxy.verification.streams import StreamShape, failure_reason, verified_stream
 from verifiers import Evidence, ResponseReport, Verifier
 from verifiers.judge import EscalationRun
 
 logger = logging.getLogger("veriproxy.verification")
-DOCUMENTS_FIELD = "evidence_documents"
 
 
 class VerificationService:
@@ -125,7 +129,6 @@ class VerificationService:
         if session is None:
             return chunks
         gate = session.policy.stream_mode is StreamMode.GATE
-        mode = gate_stream if gate else annotate_stream
         shape = StreamShape(
             json_content=ctx.state.json_answer,
             structured=ctx.state.structured_answer,
@@ -140,19 +143,18 @@ class VerificationService:
             assert other is not None  # the policy is set
             return other
 
-        stream = with_other_choices(
+        events = with_other_choices(
             chunks,
-            lambda first: mode(first, session, shape, record),
+            lambda first: verified_stream(first, session, shape, record),
             other_session,
             record,
             gate=gate,
             quotes=self._quotes,
         )
         if self._reports is not None:
-            stream = _storing(stream, self._reports, ctx)
-        if ctx.options.include_evidence:
-            return _with_documents(stream, session.evidence)
-        return stream
+            events = _storing(events, self._reports, ctx)
+        documents = _documents(session.evidence) if ctx.options.include_evidence else None
+        return chat_chunks(events, documents)
 
     # -- response finaliser -----------------------------------------------------------------
 
@@ -180,12 +182,11 @@ class VerificationService:
             quotes=self._quotes,
         )
         ctx.state.response_headers.update(verified.headers)
+        ctx.state.report = verified.report
         out = verified.body
         completion_id = out.get("id")
         if self._reports is not None and isinstance(completion_id, str):
-            await self._reports.put(
-                (completion_id, ctx.request_id), ctx.tenant, out.get("verification")
-            )
+            await self._reports.put((completion_id, ctx.request_id), ctx.tenant, verified.report)
         if ctx.options.include_evidence:
             out[DOCUMENTS_FIELD] = _documents(verified.evidence_of.evidence)
         return out
@@ -404,31 +405,16 @@ async def _recorded(
 
 
 async def _storing(
-    stream: AsyncIterator[StreamChunk], reports: ReportStore, ctx: RequestContext
-) -> AsyncIterator[StreamChunk]:
-    """``stream`` with its report (choice 0's) stored by completion id before the client gets
-    it, so a client that reads the report chunk and then asks for the report finds it."""
-    async with aclosing(stream):  # type: ignore[type-var]
-        async for chunk in stream:
-            data = chunk.data
-            report = data.get("verification") if data else None
-            if isinstance(report, dict) and report.get("type") == "report":
-                completion_id = data.get("id") if data else None
-                if isinstance(completion_id, str) and report.get("choice", 0) == 0:
-                    stored = {k: v for k, v in report.items() if k != "type"}
-                    await reports.put((completion_id, ctx.request_id), ctx.tenant, stored)
-            yield chunk
-
-
-async def _with_documents(
-    stream: AsyncIterator[StreamChunk], evidence: Sequence[Evidence]
-) -> AsyncIterator[StreamChunk]:
-    """``stream`` with the injected abstracts added to its report chunk; closing this closes
-    ``stream`` (so the upstream is still cancelled when the client goes away)."""
-    async with aclosing(stream):  # type: ignore[type-var]
-        async for chunk in stream:
-            data = chunk.data
-            report = data.get("verification") if data else None
-            if data is not None and isinstance(report, dict) and report.get("type") == "report":
-                chunk = StreamChunk.from_data({**data, DOCUMENTS_FIELD: _documents(evidence)})
-            yield chunk
+    events: AsyncIterator[StreamEvent], reports: ReportStore, ctx: RequestContext
+) -> AsyncIterator[StreamEvent]:
+    """``events`` with the report of choice 0, as the client gets it, stored by completion id
+    before the client gets it, so a client that reads the report chunk and then asks for the
+    report finds it."""
+    completion_id = None
+    async with aclosing(events):  # type: ignore[type-var]
+        async for event in events:
+            if isinstance(event, Opened) and event.choice == 0:
+                completion_id = event.envelope.get("id")
+            elif isinstance(event, Report) and event.choice == 0 and isinstance(completion_id, str):
+                await reports.put((completion_id, ctx.request_id), ctx.tenant, event.shown)
+            yield event

@@ -30,9 +30,9 @@ from proxy.outcome import StageTimings
 from proxy.verification.annotations import Link
 from proxy.verification.answers import AnswerTexts
 from proxy.verification.escalation import BackgroundEscalation
+from proxy.verification.events import Sentence
 from verifiers import (
     MAX_SENTENCE_CHARS,
-    Action,
     CheckResult,
     Evidence,
     ReportStatus,
@@ -56,7 +56,22 @@ class Outcome:
 
     report: ResponseReport
     decision: ResponseDecision
+    # Each sentence's decision, by position in ``report.sentences``.
+    sentences: tuple[SentenceDecision, ...] = ()
     timings: StageTimings = field(default_factory=StageTimings)
+
+    def decided(self) -> list[Sentence]:
+        """The report's sentences, each with its decision."""
+        return [Sentence(s, d) for s, d in zip(self.report.sentences, self.sentences, strict=True)]
+
+    def shown_as(self, shown: Container[int]) -> ResponseReport:
+        """The report a client may see: sentences whose text it was not shown are withheld."""
+        return replace(
+            self.report,
+            sentences=tuple(
+                s.annotation if s.annotation.index in shown else withhold(s) for s in self.decided()
+            ),
+        )
 
 
 ErrorHook = Callable[[str], None]  # called with the error kind: "timeout" or "exception"
@@ -93,17 +108,19 @@ class VerificationSession:
         self._notes = notes
         self._on_error = on_error
         self._on_unverified = on_unverified
-        self._sentences: list[SentenceAnnotation] = []
+        self._sentences: list[SentenceAnnotation] = []  # decided, as ``feed`` returned them
+        # Each decision made as the answer streamed, by sentence index, with the sentence it
+        # was made on: the final report reuses it unless the judge changed the sentence since.
+        self._decided: dict[int, Sentence] = {}
         self._started = time.perf_counter()
         # The LLM judge: in gate mode it works in the background while the answer streams, and
         # each sentence it was asked about (and those after it) is held until it answered.
         self._judge = BackgroundEscalation(escalation) if escalation is not None else None
         self._held: list[SentenceAnnotation] = []  # gate mode: verified, not yet released
 
-    async def feed(
-        self, delta: str, quotes: Sequence[StrippedQuote] = ()
-    ) -> list[SentenceAnnotation]:
-        """Annotations, policy decision applied, of the sentences ``delta`` completed.
+    async def feed(self, delta: str, quotes: Sequence[StrippedQuote] = ()) -> list[Sentence]:
+        """The sentences ``delta`` completed, each with the policy's decision (applied to its
+        annotation).
         ``quotes``: those taken out of ``delta`` (offsets into the whole answer), judged with
         their citations."""
         if self.error is not None or not delta:
@@ -117,12 +134,10 @@ class VerificationSession:
             self._judge.submit(done)
             done = self._releasable(done)
         decided = [self._decide(s) for s in done]
-        self._sentences.extend(decided)
+        self._sentences.extend(s.annotation for s in decided)
         return decided
 
-    async def finish(
-        self, structured: AnswerTexts | None = None
-    ) -> tuple[list[SentenceAnnotation], Outcome]:
+    async def finish(self, structured: AnswerTexts | None = None) -> tuple[list[Sentence], Outcome]:
         """The sentences not yet returned by ``feed`` and the final outcome. ``structured``:
         the parts of the answer that were not streamed as text (tool calls, a JSON answer),
         verified now that they are complete; their sentences follow the text's."""
@@ -134,7 +149,7 @@ class VerificationSession:
         if report is not None and self._judge is not None:
             report = await self._judged(report, self._judge)
         outcome = self._conclude(report or self._so_far())
-        return list(outcome.report.sentences[len(self._sentences) :]), outcome
+        return outcome.decided()[len(self._sentences) :], outcome
 
     def stop(self, reason: str | None = None) -> Outcome:
         """End early (a block, or the client went away): report what was verified so far.
@@ -188,48 +203,6 @@ class VerificationSession:
             return report
         return report.as_unverified("; ".join(e for e in (report.error, answer.error) if e))
 
-    def enforced(self, sentence: SentenceAnnotation) -> Action:
-        """What the proxy does about a decided sentence: its action, or only annotating it
-        under a shadow policy (the policies' own rule)."""
-        return SentenceDecision(sentence.action, (), None, self.policy.shadow).enforced_action
-
-    def message_for(self, sentence: SentenceAnnotation) -> str | None:
-        """The text that replaces a redacted or blocked sentence."""
-        return decide_sentence(self.policy, sentence).message
-
-    def withhold(self, sentence: SentenceAnnotation) -> SentenceAnnotation:
-        """A sentence as a client may see it once the policy kept its words back (redacted,
-        blocked, or never released): verdict, evidence and rules stay; its text becomes the
-        policy's message, and its citations (their raw text and the PMIDs it named), its
-        quotes and their checks (the words the model quoted, a misquote's difference), claim
-        texts, check details and quoted words in harm reasons go. Only the audit log keeps
-        them."""
-        return replace(
-            sentence,
-            text=self.message_for(sentence) or "",
-            citations=(),
-            quotes=(),
-            claims=tuple(
-                replace(
-                    c,
-                    text="",
-                    checks=_without_details(c.checks),
-                    harm_reasons=_reason_kinds(c.harm_reasons),
-                )
-                for c in sentence.claims
-            ),
-            checks=_without_details(sentence.checks),
-            harm_reasons=_reason_kinds(sentence.harm_reasons),
-            withheld=True,
-        )
-
-    def client_report(self, report: ResponseReport, shown: Container[int]) -> ResponseReport:
-        """The report a client may see: sentences whose text it was not shown are withheld."""
-        return replace(
-            report,
-            sentences=tuple(s if s.index in shown else self.withhold(s) for s in report.sentences),
-        )
-
     def delivered(self, outcome: Outcome) -> Outcome:
         """The outcome of an answer whose text already reached the client (stream mode
         ``annotate``): a block can cut what follows but cannot take back what was sent, so the
@@ -264,17 +237,32 @@ class VerificationSession:
         if self._judge is not None:
             report = replace(report, escalation=self._judge.summary())
         started = time.perf_counter()
-        applied, decision = decide_and_apply(self.policy, report)
+        sentences = tuple(
+            self._known(s) or decide_sentence(self.policy, s) for s in report.sentences
+        )
+        applied, decision = decide_and_apply(self.policy, report, sentences)
         policy_ms = round((time.perf_counter() - started) * 1000, 3)
         work = _work_ms(report)
         # The protocol publishes both stages among the report's latencies too.
         latency = {**report.latency_ms, "verification": work, "policy": policy_ms}
         timings = StageTimings(verification_ms=work, policy_ms=policy_ms)
-        return Outcome(replace(applied, latency_ms=latency), decision, timings)
+        return Outcome(replace(applied, latency_ms=latency), decision, sentences, timings)
 
-    def _decide(self, sentence: SentenceAnnotation) -> SentenceAnnotation:
+    def _decide(self, sentence: SentenceAnnotation) -> Sentence:
         decision = decide_sentence(self.policy, sentence)
-        return replace(sentence, action=decision.action, rules_fired=decision.rules_fired)
+        applied = replace(sentence, action=decision.action, rules_fired=decision.rules_fired)
+        decided = self._decided[sentence.index] = Sentence(applied, decision)
+        return decided
+
+    def _known(self, sentence: SentenceAnnotation) -> SentenceDecision | None:
+        """The decision made on this sentence as it streamed, if the sentence is still the
+        one it was made on (the judge may have changed its verdict since)."""
+        known = self._decided.get(sentence.index)
+        if known is None:
+            return None
+        made_on = known.annotation
+        same = replace(sentence, action=made_on.action, rules_fired=made_on.rules_fired)
+        return known.decision if same == made_on else None
 
     async def _call(self, fn: Callable[..., T], *args: object) -> T | None:
         try:
@@ -313,3 +301,30 @@ def _work_ms(report: ResponseReport) -> float:
     """The ``verification`` stage: the verifier's and the judge's own work (its per-step
     times, not the wall time a stream spends waiting for the upstream)."""
     return round(sum(ms for step, ms in report.latency_ms.items() if step != "total"), 2)
+
+
+def withhold(sentence: Sentence) -> SentenceAnnotation:
+    """A sentence as a client may see it once the policy kept its words back (redacted,
+    blocked, or never released): verdict, evidence and rules stay; its text becomes the
+    policy's message, and its citations (their raw text and the PMIDs it named), its quotes and
+    their checks (the words the model quoted, a misquote's difference), claim texts, check
+    details and quoted words in harm reasons go. Only the audit log keeps them."""
+    s = sentence.annotation
+    return replace(
+        s,
+        text=sentence.decision.message or "",
+        citations=(),
+        quotes=(),
+        claims=tuple(
+            replace(
+                c,
+                text="",
+                checks=_without_details(c.checks),
+                harm_reasons=_reason_kinds(c.harm_reasons),
+            )
+            for c in s.claims
+        ),
+        checks=_without_details(s.checks),
+        harm_reasons=_reason_kinds(s.harm_reasons),
+        withheld=True,
+    )

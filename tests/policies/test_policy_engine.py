@@ -5,6 +5,7 @@ import dataclasses
 import pytest
 
 from policies import (
+    SentenceDecision,
     apply_policy,
     decide_and_apply,
     decide_report,
@@ -286,6 +287,23 @@ def test_clinical_strict_preset_on_a_report() -> None:
         apply_policy(policy, failed),
         decide_report(policy, failed),
     )
+
+
+def test_decisions_made_as_the_answer_streamed_are_the_ones_applied() -> None:
+    """A stream decides each sentence once, as it is verified; the response takes those
+    decisions as they are instead of deciding again."""
+    policy = load_policy(PRESETS_DIR / "clinical-strict.yaml")
+    report = _report(
+        sentence(Verdict.SUPPORTED, harm=2, citations=(True,), index=0),
+        sentence(Verdict.CONTRADICTED, harm=4, risk=1.0, index=1),
+    )
+    decided = [decide_sentence(policy, s) for s in report.sentences]
+    assert decide_and_apply(policy, report, decided) == decide_and_apply(policy, report)
+    flagged = SentenceDecision(Action.FLAG, ("made-earlier",), None)
+    applied, decision = decide_and_apply(policy, report, [decided[0], flagged])
+    assert [s.action for s in applied.sentences] == [Action.ANNOTATE, Action.FLAG]
+    assert applied.sentences[1].rules_fired == ("made-earlier",)
+    assert decision.action is Action.FLAG and "made-earlier" in decision.rules_fired
 
 
 def test_apply_policy_in_shadow_and_on_error() -> None:

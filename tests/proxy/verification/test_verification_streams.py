@@ -11,7 +11,7 @@ import pytest
 from policies import PolicyStore
 from proxy.evidence.documents import client_documents
 from proxy.verification.session import VerificationSession
-from proxy.verification.streams import _Background
+from proxy.verification.annotate import Background
 from verifiers.config import verifier_config
 from verifiers.engine import Verifier
 
@@ -30,12 +30,12 @@ def test_annotations_finished_during_a_take_are_not_lost(verifier: Verifier) -> 
     session = VerificationSession(verifier, PolicyStore().get("default"), evidence, timeout=60)
 
     async def run() -> tuple[list[int], list[int]]:
-        worker = _Background(session)
+        worker = Background(session)
         worker.push(FIRST + SECOND)  # completes the first sentence; the second waits for more
         await asyncio.sleep(0)  # the background task is now inside the verifier call
         early = worker.take()  # taken while the call is running: nothing is ready yet
         late = await worker.drain()
-        return [s.index for s in early], [s.index for s in late]
+        return [s.annotation.index for s in early], [s.annotation.index for s in late]
 
     early, late = asyncio.run(run())
     assert early == [] and late == [0]
