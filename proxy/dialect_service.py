@@ -339,7 +339,7 @@ class DialectService:
                             yield out.event(dialect.annotation_event(sentence_payload(annotation)))
                         case Report(_, shown, citations, 0):
                             report = report_payload(shown)
-                            for event in dialect.citation_events(citations):
+                            for event in dialect.citation_events([c.chat() for c in citations]):
                                 yield out.event(event)
                         case Finish(reason, _, 0):
                             finish = reason or finish

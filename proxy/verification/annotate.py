@@ -86,7 +86,7 @@ class Annotate:
         for sentence in sentences:
             self._citing.add(sentence.annotation, sentence.annotation.start)
             yield sentence
-        yield Report(outcome, outcome.report, self._citing.chat())
+        yield Report(outcome, outcome.report, self._citing.cited())
         for event in held.held_end(blocked=outcome.decision.enforced_action is Action.BLOCK):
             yield event
 
@@ -115,7 +115,7 @@ class Annotate:
             out.append(sentence)
             if sentence.decision.enforced_action is Action.BLOCK:
                 self.outcome = outcome = self._session.delivered(self._session.stop())
-                citations = self._citing.chat()
+                citations = self._citing.cited()
                 return [*out, *blocked_end(outcome, "\n\n", outcome.report, self._held, citations)]
         return out
 

@@ -155,5 +155,5 @@ class StreamCitations:
         """``sentence`` was shown; it starts at ``offset`` in the client's text."""
         self._cited += url_citations(sentence, self._links, offset)
 
-    def chat(self) -> list[dict[str, Any]]:
-        return [c.chat() for c in self._cited]
+    def cited(self) -> tuple[UrlCitation, ...]:
+        return tuple(self._cited)

@@ -103,7 +103,7 @@ class ChatChunks:
             case Sentence(annotation, _, choice):
                 return self._chunk(event, {}, choice=choice, payload=sentence_payload(annotation))
             case Report(_, shown, citations, choice):
-                delta = {"annotations": [dict(c) for c in citations]} if citations else {}
+                delta = {"annotations": [c.chat() for c in citations]} if citations else {}
                 data = self._entry(delta, choice=choice, payload=report_payload(shown))
                 if self._documents is not None:
                     data[DOCUMENTS_FIELD] = list(self._documents)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from policies import SentenceDecision
 from proxy.streaming import StreamChunk
+from proxy.verification.annotations import UrlCitation
 from verifiers import ResponseReport, SentenceAnnotation
 
 if TYPE_CHECKING:
@@ -87,12 +88,12 @@ class Sentence:
 class Report:
     """The end of verification: the session's ``outcome`` (the report with the policy applied,
     as the audit log keeps it), the report as the client may see it (``shown``: the words of
-    sentences it was not shown withheld) and the ``url_citation`` annotations of the text it was
-    shown (chat-shaped, :mod:`proxy.verification.annotations`)."""
+    sentences it was not shown withheld) and the citations of the text it was shown, each at its
+    place in the client's text (:mod:`proxy.verification.annotations`)."""
 
     outcome: Outcome
     shown: ResponseReport
-    citations: Sequence[Mapping[str, Any]] = ()
+    citations: tuple[UrlCitation, ...] = ()
     choice: int = 0
 
 

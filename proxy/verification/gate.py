@@ -105,7 +105,7 @@ class Gate:
             out += self._release_structured(structured, sentences)
         if unread := held.unread():
             out.append(unread)
-        out.append(Report(outcome, outcome.shown_as(self._shown), self._citing.chat()))
+        out.append(Report(outcome, outcome.shown_as(self._shown), self._citing.cited()))
         return [*out, *held.end()]
 
     def _extend(self, text: Text) -> None:
@@ -187,5 +187,5 @@ class Gate:
         out: list[StreamEvent] = [Sentence(withhold(s), s.decision) for s in unreleased]
         separator = "\n\n" if self._released else ""
         report = outcome.shown_as(self._shown)
-        ended = blocked_end(outcome, separator, report, self._held, self._citing.chat())
+        ended = blocked_end(outcome, separator, report, self._held, self._citing.cited())
         return [*out, *ended]

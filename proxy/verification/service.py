@@ -345,6 +345,7 @@ def _response_outcome(
         model=ctx.model,
         report=report,
         decision=decided.decision if decided is not None else None,
+        sentence_decisions=decided.sentences if decided is not None else (),
         route=ctx.route,
         prompt=ctx.state.prompt,
         answer=answer,

@@ -3,12 +3,13 @@ that end a blocked answer (both modes end one the same way)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing
-from typing import Any, Protocol
+from typing import Protocol
 
 from proxy.errors import ProxyError
 from proxy.streaming import StreamChunk
+from proxy.verification.annotations import UrlCitation
 from proxy.verification.events import (
     BlockMessage,
     Finish,
@@ -84,7 +85,7 @@ def blocked_end(
     separator: str,
     report: ResponseReport,
     held: Held,
-    citations: Sequence[Mapping[str, Any]],
+    citations: tuple[UrlCitation, ...],
 ) -> list[StreamEvent]:
     """The end of a blocked answer: the block message, the client's report (with the citations
     of the text shown), ``finish_reason: "content_filter"`` and the upstream's usage counts when
