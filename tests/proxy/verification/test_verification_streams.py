@@ -10,8 +10,8 @@ import pytest
 
 from policies import PolicyStore
 from proxy.evidence.documents import client_documents
-from proxy.verification.session import VerificationSession
 from proxy.verification.annotate import Background
+from proxy.verification.session import VerificationSession
 from verifiers.config import verifier_config
 from verifiers.engine import Verifier
 
