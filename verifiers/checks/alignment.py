@@ -63,6 +63,9 @@ _OPPOSITES = {
 }
 # A comparison names two sides; their order is its meaning.
 _ROMAN = re.compile(r"[IVX]+")
+_GREEK = str.maketrans(
+    "\u03b1\u03b2\u03b3\u03b4\u03b5\u03ba\u03bb\u03c4\u0391\u0392\u0393\u0394", "abgdekltABGD"
+)
 _COMPARATIVE = frozenset({"than", "compared", "versus", "vs", "relative"})
 
 
@@ -89,8 +92,21 @@ class _Alignment:
     differences: list[_Difference]  # anchored differences of at most MAX_CHANGE_WORDS words
 
 
+def _words(text: str) -> list[str]:
+    """The text's word tokens as written, Greek letters spelled as symbols spell them in Latin
+    ("\u03b3H2AX" is "gH2AX", "IFN\u03b3" is "IFNg")."""
+    return cased_tokens(text.translate(_GREEK))
+
+
 def _keys(words: Sequence[str]) -> list[str]:
     return [w.casefold() for w in words]
+
+
+def _anchors(op: tuple[str, int, int, int, int], claim: list[str]) -> bool:
+    """A run of copied words that holds a difference in place: one content word at least
+    ("of the" matches anywhere)."""
+    tag, i1, i2, _, _ = op
+    return tag == "equal" and bool(content_tokens(" ".join(claim[i1:i2])))
 
 
 def _align(claim: list[str], evidence: list[str]) -> _Alignment:
@@ -100,15 +116,15 @@ def _align(claim: list[str], evidence: list[str]) -> _Alignment:
     for k, (tag, i1, i2, j1, j2) in enumerate(ops):
         if tag != "replace" or i2 - i1 > MAX_CHANGE_WORDS:
             continue
-        before = k > 0 and ops[k - 1][0] == "equal"
-        after = k + 1 < len(ops) and ops[k + 1][0] == "equal"
+        before = k > 0 and _anchors(ops[k - 1], claim)
+        after = k + 1 < len(ops) and _anchors(ops[k + 1], claim)
         ours = tuple(claim[i1:i2])
         if before and after and j2 - j1 <= MAX_CHANGE_WORDS:
             differences.append(_Difference(ours, tuple(evidence[j1:j2])))
-        elif after and i1 == 0:  # the claim opens with its change: the words facing it
-            differences.append(_Difference(ours, tuple(evidence[max(j1, j2 - len(ours)) : j2])))
-        elif before and i2 == len(claim):  # the claim ends with its change
-            differences.append(_Difference(ours, tuple(evidence[j1 : j1 + len(ours)])))
+        elif ((after and i1 == 0) or (before and i2 == len(claim))) and j2 - j1 == i2 - i1:
+            # The claim opens or ends with its change, one word for one: anchored on one side,
+            # a difference of another length could face any of the evidence's words.
+            differences.append(_Difference(ours, tuple(evidence[j1:j2])))
     blocks = [b for b in matcher.get_matching_blocks() if b.size]
     if not blocks:
         return _Alignment(claim, evidence, [], 0, [])
@@ -161,14 +177,15 @@ def _is_name(word: str) -> bool:
 
 
 def _renamed(diff: _Difference, evidence: set[str]) -> bool:
-    """The difference puts a name the evidence sentence never uses where it has another (a
-    plural is the same name)."""
+    """The difference puts a name the evidence sentence never uses where it has another: not
+    a plural, a more or less specific form of it ("H2AX" in "gH2AX", "CYP" in "CYP3A4")."""
     if len(diff.ours) != len(diff.theirs):
         return False
     for ours, theirs in zip(diff.ours, diff.theirs, strict=True):
         a, b = ours.casefold(), theirs.casefold()
-        plural = a in (b + "s", b + "es") or b in (a + "s", a + "es")
-        if a not in evidence and _is_name(ours) and _is_name(theirs) and not plural:
+        if a in evidence or a in b or b in a or not (_is_name(ours) and _is_name(theirs)):
+            continue
+        if a not in (b + "s", b + "es") and b not in (a + "s", a + "es"):
             return True
     return False
 
@@ -256,10 +273,10 @@ def check_alignment(claim: str, sentences: Sequence[tuple[str, str]]) -> list[Ch
     """Align the claim with the evidence sentences (PMID, text) it shares most words with and
     report the changes of the closest copy (see the module's docstring); a copy without a
     change wins a tie. Empty when none is a near copy."""
-    words = cased_tokens(claim)
+    words = _words(claim)
     best: tuple[int, int, list[CheckResult]] | None = None
     for pmid, text in _nearest(claim, sentences):
-        alignment = _align(words, cased_tokens(text))
+        alignment = _align(words, _words(text))
         if alignment.copied < NEAR_COPY * len(words):
             continue
         results = _results(alignment, pmid, text, negated=is_negated(claim))
