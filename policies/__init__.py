@@ -1,6 +1,9 @@
 """veriproxy policies: YAML files that say what to do with verified answers.
 
-Depends only on ``verifiers`` (its report types); never imports ``proxy``.
+Depends only on ``verifiers`` (its report types); never imports ``proxy``. The policy's
+vocabulary is imported from here: ``Action``, the decisions, and the one writer of each policy
+field of a report (``record_decision``, ``withhold``, ``delivered_before_block``). ``Action``
+is still defined beside the report types it types (issue 28 moves it here with them).
 """
 
 from policies._model import (
@@ -18,6 +21,7 @@ from policies._model import (
     policy_json_schema,
     policy_json_schema_text,
 )
+from policies.disclosure import delivered_before_block, withhold
 from policies.engine import (
     ResponseDecision,
     SentenceDecision,
@@ -26,6 +30,7 @@ from policies.engine import (
     decide_report,
     decide_response,
     decide_sentence,
+    record_decision,
 )
 from policies.errors import (
     Issue,
@@ -36,9 +41,11 @@ from policies.errors import (
 from policies.loader import load_policy, parse_policy
 from policies.replay import ReplaySummary, replay
 from policies.store import PRESETS_DIR, PolicyStore
+from verifiers import Action
 
 __all__ = [
     "PRESETS_DIR",
+    "Action",
     "Bounds",
     "Issue",
     "LegacyCompletions",
@@ -63,9 +70,12 @@ __all__ = [
     "decide_report",
     "decide_response",
     "decide_sentence",
+    "delivered_before_block",
     "load_policy",
     "parse_policy",
     "policy_json_schema",
     "policy_json_schema_text",
+    "record_decision",
     "replay",
+    "withhold",
 ]

@@ -176,8 +176,7 @@ def decide_and_apply(
     scores = _Scores(report.support, report.risk)
     decision = _combine(policy, report.sentences, decisions, scores, report.counts, report.error)
     sentences = tuple(
-        dataclasses.replace(s, action=d.action, rules_fired=d.rules_fired)
-        for s, d in zip(report.sentences, decisions, strict=True)
+        record_decision(s, d) for s, d in zip(report.sentences, decisions, strict=True)
     )
     applied = dataclasses.replace(
         report,
@@ -190,6 +189,12 @@ def decide_and_apply(
         error=decision.note or report.error,
     )
     return applied, decision
+
+
+def record_decision(sentence: SentenceAnnotation, decision: SentenceDecision) -> SentenceAnnotation:
+    """The sentence with the policy's decision recorded on it (its action and the rules that
+    fired); its text stays as verified. The one place a sentence gets them."""
+    return dataclasses.replace(sentence, action=decision.action, rules_fired=decision.rules_fired)
 
 
 def sentence_matches(when: SentenceWhen, sentence: SentenceAnnotation) -> bool:

@@ -15,10 +15,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from policies import Action
 from proxy.errors import sanitise
 from proxy.outcome import ResponseOutcome
 from proxy.scrub import without_surrogates
-from verifiers import Action, EscalationSummary, SentenceAnnotation, to_json
+from verifiers import EscalationSummary, SentenceAnnotation, to_json
 
 _WITHHELD = (Action.REDACT, Action.BLOCK)
 # Bounds on the text a record keeps (``include_text``): one line never grows with an answer.

@@ -2,7 +2,7 @@
 one of its tenant's answers, each with the rule that did it and, when the log keeps text
 (``audit.include_text``), its own words.
 
-The client's report never holds those words (see ``VerificationSession.withhold``); only the
+The client's report never holds those words (see ``policies.withhold``); only the
 audit record does, and only a key with the ``reviewer`` role may read them back
 (``GET /v1/audit/{request id}/withheld``).
 """

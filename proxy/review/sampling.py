@@ -13,12 +13,13 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from policies import Action
 from proxy.errors import sanitise
 from proxy.outcome import ResponseOutcome
 from proxy.review.items import FailedCheck, Quote, ReviewItem
 from proxy.scrub import without_surrogates
 from proxy.settings.review import ReviewSettings
-from verifiers import Action, EvidenceSpan, ReportStatus, ResponseReport, SentenceAnnotation
+from verifiers import EvidenceSpan, ReportStatus, ResponseReport, SentenceAnnotation
 
 Draw = Callable[[], float]  # uniform on [0, 1)
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Sequence
 
+from policies import Action
 from proxy.streaming import StreamChunk
 from proxy.verification.annotations import StreamCitations
 from proxy.verification.chunks import content_of, template_of
@@ -24,7 +25,7 @@ from proxy.verification.events import Content, Forward, Opened, Report, Sentence
 from proxy.verification.held import Held, StreamShape
 from proxy.verification.session import Outcome, VerificationSession
 from proxy.verification.stream_end import blocked_end
-from verifiers import Action, StrippedQuote
+from verifiers import StrippedQuote
 
 # Text that may wait for the verifier before the upstream is read on.
 MAX_BACKLOG_CHARS = 32_768

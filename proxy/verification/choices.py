@@ -23,6 +23,7 @@ from contextlib import aclosing
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from policies import Action
 from proxy.settings.retrieval import QuoteDisplay
 from proxy.streaming import StreamChunk
 from proxy.verification import render
@@ -48,7 +49,7 @@ from proxy.verification.shapes import (
     StreamedChoice,
     streamed_choices,
 )
-from verifiers import Action, ResponseReport
+from verifiers import ResponseReport
 
 NewSession = Callable[[int, bool], VerificationSession]  # (choice index, fail closed)
 Record = Callable[[Outcome, str], None]

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from policies import SentenceDecision
+from policies import SentenceDecision, withhold
 from proxy.streaming import StreamChunk
 from proxy.verification.annotations import UrlCitation
 from verifiers import ResponseReport, SentenceAnnotation
@@ -82,6 +82,11 @@ class Sentence:
     annotation: SentenceAnnotation
     decision: SentenceDecision
     choice: int = 0
+
+    def withheld(self) -> Sentence:
+        """This sentence with its words kept back (``policies.withhold``): its verdict stays,
+        its text becomes the policy's message."""
+        return Sentence(withhold(self.annotation, self.decision), self.decision, self.choice)
 
 
 @dataclass(frozen=True, slots=True)

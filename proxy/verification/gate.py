@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 
+from policies import Action
 from proxy.streaming import StreamChunk
 from proxy.verification.annotations import StreamCitations
 from proxy.verification.answers import AnswerTexts, redact_message
@@ -28,9 +29,9 @@ from proxy.verification.events import (
 )
 from proxy.verification.held import Held, StreamShape, Text
 from proxy.verification.logprobs import TokenLog
-from proxy.verification.session import Outcome, VerificationSession, withhold
+from proxy.verification.session import Outcome, VerificationSession
 from proxy.verification.stream_end import blocked_end
-from verifiers import Action, SentenceAnnotation
+from verifiers import SentenceAnnotation
 
 
 class Gate:
@@ -134,7 +135,7 @@ class Gate:
             text = gap + (sentence.decision.message or "")
             tokens = self._tokens.release(s.start)
             self._tokens.withhold(s.end)
-            sentence = Sentence(withhold(sentence), sentence.decision)
+            sentence = sentence.withheld()
         else:
             text = gap + self._text[s.start : s.end]
             tokens = self._tokens.release(s.end)
@@ -175,7 +176,7 @@ class Gate:
             out.append(ToolCalls(message["tool_calls"]))
         for s in located:  # inside JSON: no url_citation (its offsets are not into the content)
             if s.annotation.index in redacted:
-                out.append(Sentence(withhold(s), s.decision))
+                out.append(s.withheld())
             else:
                 self._shown.add(s.annotation.index)
                 out.append(s)
@@ -184,7 +185,7 @@ class Gate:
     def _blocked(self, outcome: Outcome, unreleased: Sequence[Sentence]) -> list[StreamEvent]:
         """The end of a blocked answer: the sentences never released, withheld; the block
         message after what the client has; the report as the client may see it."""
-        out: list[StreamEvent] = [Sentence(withhold(s), s.decision) for s in unreleased]
+        out: list[StreamEvent] = [s.withheld() for s in unreleased]
         separator = "\n\n" if self._released else ""
         report = outcome.shown_as(self._shown)
         ended = blocked_end(outcome, separator, report, self._held, self._citing.cited())

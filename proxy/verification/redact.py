@@ -22,13 +22,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from policies import Action
 from proxy.verification import render
 from proxy.verification.annotations import answer_citations
 from proxy.verification.answers import AnswerTexts, redact_message
 from proxy.verification.logprobs import shown_only
 from proxy.verification.session import Outcome, VerificationSession
 from proxy.verification.shapes import CONTENT_FILTER
-from verifiers import Action, ResponseReport, SentenceAnnotation
+from verifiers import ResponseReport, SentenceAnnotation
 
 
 def enforce_on_choice(

@@ -25,6 +25,8 @@ from policies import (
     StreamMode,
     decide_and_apply,
     decide_sentence,
+    delivered_before_block,
+    record_decision,
 )
 from proxy.outcome import StageTimings
 from proxy.verification.annotations import Link
@@ -33,9 +35,7 @@ from proxy.verification.escalation import BackgroundEscalation
 from proxy.verification.events import Sentence
 from verifiers import (
     MAX_SENTENCE_CHARS,
-    CheckResult,
     Evidence,
-    ReportStatus,
     ResponseReport,
     SentenceAnnotation,
     StrippedQuote,
@@ -69,7 +69,8 @@ class Outcome:
         return replace(
             self.report,
             sentences=tuple(
-                s.annotation if s.annotation.index in shown else withhold(s) for s in self.decided()
+                s.annotation if s.annotation.index in shown else s.withheld().annotation
+                for s in self.decided()
             ),
         )
 
@@ -208,10 +209,7 @@ class VerificationSession:
         ``annotate``): a block can cut what follows but cannot take back what was sent, so the
         report says ``flagged`` with ``delivered_before_block``, never ``blocked``. The decision
         is kept: the stream still ends with ``content_filter``."""
-        if outcome.report.status is not ReportStatus.BLOCKED:
-            return outcome
-        report = replace(outcome.report, status=ReportStatus.FLAGGED, delivered_before_block=True)
-        return replace(outcome, report=report)
+        return replace(outcome, report=delivered_before_block(outcome.report))
 
     def _releasable(self, done: Sequence[SentenceAnnotation]) -> list[SentenceAnnotation]:
         """Gate mode: the held sentences, in order, up to the first the judge still works on."""
@@ -250,7 +248,7 @@ class VerificationSession:
 
     def _decide(self, sentence: SentenceAnnotation) -> Sentence:
         decision = decide_sentence(self.policy, sentence)
-        applied = replace(sentence, action=decision.action, rules_fired=decision.rules_fired)
+        applied = record_decision(sentence, decision)
         decided = self._decided[sentence.index] = Sentence(applied, decision)
         return decided
 
@@ -261,7 +259,7 @@ class VerificationSession:
         if known is None:
             return None
         made_on = known.annotation
-        same = replace(sentence, action=made_on.action, rules_fired=made_on.rules_fired)
+        same = record_decision(sentence, known.decision)
         return known.decision if same == made_on else None
 
     async def _call(self, fn: Callable[..., T], *args: object) -> T | None:
@@ -288,43 +286,7 @@ class VerificationSession:
         )
 
 
-def _without_details(checks: tuple[CheckResult, ...]) -> tuple[CheckResult, ...]:
-    return tuple(replace(c, detail="") for c in checks)
-
-
-def _reason_kinds(reasons: tuple[str, ...]) -> tuple[str, ...]:
-    """Harm reasons without the words they quote ("dose: '200 mg'" -> "dose")."""
-    return tuple(dict.fromkeys(reason.split(":", 1)[0] for reason in reasons))
-
-
 def _work_ms(report: ResponseReport) -> float:
     """The ``verification`` stage: the verifier's and the judge's own work (its per-step
     times, not the wall time a stream spends waiting for the upstream)."""
     return round(sum(ms for step, ms in report.latency_ms.items() if step != "total"), 2)
-
-
-def withhold(sentence: Sentence) -> SentenceAnnotation:
-    """A sentence as a client may see it once the policy kept its words back (redacted,
-    blocked, or never released): verdict, evidence and rules stay; its text becomes the
-    policy's message, and its citations (their raw text and the PMIDs it named), its quotes and
-    their checks (the words the model quoted, a misquote's difference), claim texts, check
-    details and quoted words in harm reasons go. Only the audit log keeps them."""
-    s = sentence.annotation
-    return replace(
-        s,
-        text=sentence.decision.message or "",
-        citations=(),
-        quotes=(),
-        claims=tuple(
-            replace(
-                c,
-                text="",
-                checks=_without_details(c.checks),
-                harm_reasons=_reason_kinds(c.harm_reasons),
-            )
-            for c in s.claims
-        ),
-        checks=_without_details(s.checks),
-        harm_reasons=_reason_kinds(s.harm_reasons),
-        withheld=True,
-    )

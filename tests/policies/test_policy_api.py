@@ -10,6 +10,7 @@ import policies
 
 def test_public_api_is_pinned() -> None:
     assert sorted(policies.__all__) == [
+        "Action",
         "Bounds",
         "Issue",
         "LegacyCompletions",
@@ -35,11 +36,14 @@ def test_public_api_is_pinned() -> None:
         "decide_report",
         "decide_response",
         "decide_sentence",
+        "delivered_before_block",
         "load_policy",
         "parse_policy",
         "policy_json_schema",
         "policy_json_schema_text",
+        "record_decision",
         "replay",
+        "withhold",
     ]
     assert all(hasattr(policies, name) for name in policies.__all__)
 

@@ -5,6 +5,7 @@ import dataclasses
 import pytest
 
 from policies import (
+    Action,
     SentenceDecision,
     apply_policy,
     decide_and_apply,
@@ -17,7 +18,6 @@ from policies import (
 from policies.errors import PolicyFileError
 from policies.store import PRESETS_DIR
 from verifiers import (
-    Action,
     Citation,
     QuoteCheck,
     QuoteStatus,

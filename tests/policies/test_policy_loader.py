@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 from policies import (
+    Action,
     OnVerifierError,
     PolicyFileError,
     StreamMode,
@@ -17,7 +18,7 @@ from policies import (
 )
 from policies._model import policy_json_schema_text
 from policies.store import PRESETS_DIR
-from verifiers import Action, Verdict
+from verifiers import Verdict
 
 GOOD = """\
 name: ward-7

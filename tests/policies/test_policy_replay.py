@@ -4,11 +4,10 @@ import json
 
 import pytest
 
-from policies import load_policy, replay
+from policies import Action, load_policy, replay
 from policies.replay import ReportFormatError, decode, read_reports
 from policies.store import PRESETS_DIR
 from verifiers import (
-    Action,
     Citation,
     Claim,
     EvidenceSpan,

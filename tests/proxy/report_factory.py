@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from policies import Action
 from verifiers import (
-    Action,
     Citation,
     EvidenceSpan,
     NLILabel,

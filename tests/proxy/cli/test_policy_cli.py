@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from policies import Action
 from policies.store import PRESETS_DIR
 from proxy.audit import JsonlSink, build_record
 from proxy.cli import policy
 from proxy.outcome import ResponseOutcome
-from verifiers import Action, ReportStatus, ResponseReport, SentenceAnnotation, Verdict, to_json
+from verifiers import ReportStatus, ResponseReport, SentenceAnnotation, Verdict, to_json
 
 
 def _run(*argv: str) -> int:

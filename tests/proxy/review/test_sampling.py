@@ -7,11 +7,12 @@ from dataclasses import replace
 
 import pytest
 
+from policies import Action
 from proxy.outcome import ResponseOutcome
 from proxy.review.sampling import Sampler
 from proxy.settings.review import VERDICTS, ReviewSettings
 from tests.proxy.report_factory import report, sentence
-from verifiers import Action, Evidence, ReportStatus, ResponseReport, Verdict
+from verifiers import Evidence, ReportStatus, ResponseReport, Verdict
 
 
 def _outcome(answer: ResponseReport, **changes: object) -> ResponseOutcome:
