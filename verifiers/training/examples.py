@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Sequence
+import random
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 # Label ids, in the order of the model's probability output.
 ENTAILMENT = 0
@@ -45,6 +47,10 @@ class Example:
     label: int
     source: str
     group: str
+
+
+# A dataset's pairs: (data directory, seeded generator) -> examples.
+Reader = Callable[[Path, random.Random], Iterator[Example]]
 
 
 def windows(sentences: Sequence[str], sizes: Sequence[int] = (1, 2)) -> Iterator[tuple[int, str]]:

@@ -1,12 +1,13 @@
 """Readers for the general-domain NLI sets (stage one of ``train-nli``): they teach the base
 encoder inference itself before the biomedical sets specialise it.
 
-Three-way sets (TaxiNLI, SNLI dev, Climate-FEVER, Factcheck-GPT) train the whole relevance x
-stance head. Binary sets (DocNLI's MNLI and FEVER-NLI sides, WiCE's ``not_supported``) say only
-"entailed or not": their negatives are ``NOT_ENTAILMENT`` and train P(entailment) alone
-(``verifiers.training.model.loss``). SNLI's test split is never read here: it is the held-out
-check that stage one learned inference (``snli_test``). SummEdits is left out: its documents run
-far past the 128-token window, so a truncated premise would often lack what the summary says.
+Three-way sets (TaxiNLI, SNLI dev, Climate-FEVER, Factcheck-GPT; LingNLI and SICK in recipe
+v2) train the whole relevance x stance head. Binary sets (DocNLI's MNLI and FEVER-NLI sides,
+WiCE's ``not_supported``) say only "entailed or not": their negatives are ``NOT_ENTAILMENT``
+and train P(entailment) alone (``verifiers.training.model.loss``). SNLI's test split is never
+read here: it is the held-out check that stage one learned inference (``snli_test``). SummEdits
+is left out: its documents run far past the 128-token window, so a truncated premise would
+often lack what the summary says.
 """
 
 from __future__ import annotations
@@ -120,6 +121,33 @@ def wice(data: Path, rng: random.Random) -> Iterator[Example]:
                 yield Example(" ".join(row["evidence"]), claim, label, "wice", f"wice:{claim}")
 
 
+def lingnli(data: Path, rng: random.Random) -> Iterator[Example]:
+    """LingNLI's training rounds (three protocols, five rounds each; balanced three-way). The
+    validation rounds are never read: like SNLI test, they stay free for a held-out check. A
+    premise (``promptID``, from MultiNLI) is one group, so its pairs share a split side."""
+    folder = data / "general_nli" / "lingnli"
+    for path in sorted(folder.glob("*/train_round*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            label = _THREE_WAY.get(str(row.get("label", "")).strip())
+            premise, hypothesis = str(row["premise"]).strip(), str(row["hypothesis"]).strip()
+            if label is not None and premise and hypothesis:
+                yield Example(premise, hypothesis, label, "lingnli", f"lingnli:{row['promptID']}")
+
+
+def sick(data: Path, rng: random.Random) -> Iterator[Example]:
+    """SICK: sentence pairs about pictures, written to test compositional inference (negation,
+    quantifiers, word order). The file carries no split of its own, so all of it trains."""
+    path = data / "general_nli" / "sick" / "SICK.txt"
+    with path.open(encoding="utf-8", newline="") as f:
+        for row in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE):
+            label = _THREE_WAY.get((row.get("entailment_judgment") or "").strip().lower())
+            a, b = (row["sentence_A"] or "").strip(), (row["sentence_B"] or "").strip()
+            if label is not None and a and b:
+                # SICK pairs many sentences both ways round: one group keeps both on one side.
+                yield Example(a, b, label, "sick", "sick:" + " | ".join(sorted((a, b))))
+
+
 GENERAL_READERS = {
     "taxinli": taxinli,
     "snli": snli_dev,
@@ -128,3 +156,5 @@ GENERAL_READERS = {
     "factcheckgpt": factcheck_gpt,
     "wice": wice,
 }
+# Recipe v2's additions (``verifiers.training.recipe``): about 55k three-way pairs more.
+GENERAL_READERS_V2 = {**GENERAL_READERS, "lingnli": lingnli, "sick": sick}

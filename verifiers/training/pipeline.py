@@ -12,7 +12,7 @@ import hashlib
 import json
 import logging
 import shutil
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -20,12 +20,13 @@ from verifiers.engine import Verifier
 from verifiers.nli.bundled import CONFIG_FILE, BundledNLI, load_tokenizer
 from verifiers.training import benchmarks, card, confidence
 from verifiers.training.aggregate import RuleChoice, choose_rule
-from verifiers.training.dataset import VALIDATION_FRACTION, build, build_general, rehearse
+from verifiers.training.dataset import VALIDATION_FRACTION, StageData, build_stages
 from verifiers.training.evaluate import score_items
 from verifiers.training.examples import LABEL_NAMES
 from verifiers.training.export import INPUT_NAMES, OUTPUT_NAME, export_onnx, parity, quantize
 from verifiers.training.general import snli_test
 from verifiers.training.model import FactorizedNLI
+from verifiers.training.recipe import DEFAULT_RECIPE, RECIPES
 from verifiers.training.reviews import SOURCE as REVIEWS
 from verifiers.training.reviews import review_examples
 from verifiers.training.train import TrainConfig, predict_labels, train
@@ -56,6 +57,7 @@ class PipelineConfig:
     # At most this share of held-out supported claims called contradicted (None: macro-F1 only).
     false_alarm_ceiling: float | None = None
     reviews: Path | None = None  # ``veriproxy review export`` rows for the biomedical stage
+    recipe: str = DEFAULT_RECIPE  # which sources each stage reads (``verifiers.training.recipe``)
 
 
 def _snli_accuracy(model: FactorizedNLI, config: PipelineConfig) -> float:
@@ -67,6 +69,21 @@ def _snli_accuracy(model: FactorizedNLI, config: PipelineConfig) -> float:
     return sum(p == r.label for p, r in zip(predicted, rows, strict=True)) / len(rows)
 
 
+def stage_data(config: PipelineConfig) -> StageData:
+    """Both stages' pairs under the config's recipe (no training)."""
+    recipe = RECIPES[config.recipe]
+    reviewed = review_examples(config.reviews) if config.reviews is not None else []
+    tokenizer_path = config.base_path / TOKENIZER_FILE
+    return build_stages(
+        config.data_dir,
+        config.seed,
+        config.max_pairs,
+        reviewed,
+        recipe.general,
+        recipe.stage_two(tokenizer_path, config.max_length),
+    )
+
+
 def run(config: PipelineConfig) -> Path:
     """Reproduces the bundled model into ``config.out``; returns that directory."""
     work = config.work_dir
@@ -74,7 +91,9 @@ def run(config: PipelineConfig) -> Path:
         shutil.rmtree(work)
     tokenizer_path = config.base_path / TOKENIZER_FILE
 
-    general = build_general(config.data_dir, seed=config.seed, max_pairs=config.max_pairs)
+    data = stage_data(config)
+    general, splits, mixed = data.general, data.biomedical, data.mixed
+    log.info("recipe %s, pairs per source:\n%s", config.recipe, data.table())
     log.info("stage one data: %s", general.summary())
     stage_one = TrainConfig(
         base_path=str(config.base_path),
@@ -90,11 +109,8 @@ def run(config: PipelineConfig) -> Path:
     snli_general = _snli_accuracy(model, config)
     log.info("stage one: SNLI test accuracy %.3f", snli_general)
 
-    reviewed = review_examples(config.reviews) if config.reviews is not None else []
-    splits = build(config.data_dir, config.seed, config.max_pairs, reviewed)
     log.info("stage two data: %s", splits.summary())
-    mixed = rehearse(splits, general, config.seed)
-    rehearsed = len(mixed.train) - len(splits.train)
+    rehearsed = data.rehearsed
     log.info("stage two rehearses %d of stage one's pairs", rehearsed)
     settings = TrainConfig(
         base_path=str(config.base_path),
@@ -136,6 +152,7 @@ def run(config: PipelineConfig) -> Path:
         | {
             "base_model": "sentence-transformers/all-MiniLM-L6-v2",
             "general_epochs": config.general_epochs,
+            "recipe": config.recipe,
         },
         "pairs": {
             "general": len(general.train),
@@ -147,6 +164,7 @@ def run(config: PipelineConfig) -> Path:
             },
             "validation": len(splits.validation),
         },
+        "pairs_by_source": data.by_source(),
         "snli_test_accuracy": {"stage_one": round(snli_general, 4), "final": round(snli_final, 4)},
         "parity": asdict(check) | {"passed": check.passed},
         "precision_kept": kept,
@@ -208,6 +226,8 @@ def recalibrate(config: PipelineConfig) -> Path:
     benchmark figures recorded under the old ones are dropped."""
     out = config.out
     document = json.loads((out / CONFIG_FILE).read_text(encoding="utf-8"))
+    # The graph's own pair length, whatever the command line's recipe would default to.
+    config = replace(config, max_length=int(document["max_length"]))
     choice, items = _choose_rule(BundledNLI(out, threads=config.threads), config)
     training = document.get("training", {}) | _calibration_record(choice, items, config)
     (out / card.METRICS_FILE).unlink(missing_ok=True)

@@ -282,16 +282,17 @@ def citation_integrity(data: Path, rng: random.Random) -> Iterator[Example]:
                 )
 
 
-def _normalised_claim(text: str) -> str:
+def normalised_claim(text: str) -> str:
+    """A claim's text for matching across files (case, spacing and the final stop aside)."""
     return " ".join(text.lower().split()).strip(" .")
 
 
 def healthver_train(data: Path, rng: random.Random) -> Iterator[Example]:
     """HealthVer's training split (MultiVerS format); claims also in the dev split are dropped."""
     with (data / "healthver" / "healthver_dev.csv").open(encoding="utf-8", newline="") as f:
-        held_out = {_normalised_claim(row["claim"]) for row in csv.DictReader(f)}
+        held_out = {normalised_claim(row["claim"]) for row in csv.DictReader(f)}
     for doc in healthver_train_docs(data):
-        if _normalised_claim(doc.claim) not in held_out:
+        if normalised_claim(doc.claim) not in held_out:
             yield from _claim_doc_examples(
                 doc.claim, doc.group, "healthver", doc.sentences, doc.rationales, rng, 1
             )

@@ -1,0 +1,71 @@
+"""Recipe v2's general-domain readers read the real files as written, and recipe v1 is
+unchanged."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from verifiers.eval.data import data_dir
+from verifiers.training.examples import CONTRADICTION, ENTAILMENT, NEUTRAL
+from verifiers.training.general import GENERAL_READERS, GENERAL_READERS_V2, lingnli, sick
+from verifiers.training.recipe import DEFAULT_RECIPE, RECIPES
+
+DATA = data_dir(relative_to=Path(__file__).parents[3])
+needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"public datasets not at {DATA}")
+LABELS = {"entailment": ENTAILMENT, "neutral": NEUTRAL, "contradiction": CONTRADICTION}
+
+
+@needs_data
+def test_lingnli_reads_the_training_rounds_only() -> None:
+    folder = DATA / "general_nli" / "lingnli"
+    first = sorted(folder.glob("*/train_round*.jsonl"))[0]
+    rows = [json.loads(line) for line in first.read_text(encoding="utf-8").splitlines()[:3]]
+    examples = list(lingnli(DATA, random.Random(0)))
+    assert [(e.premise, e.hypothesis, e.label) for e in examples[:3]] == [
+        (r["premise"], r["hypothesis"], LABELS[r["label"]]) for r in rows
+    ]
+    assert examples[0].group == f"lingnli:{rows[0]['promptID']}"
+    # The validation rounds stay out: free for a held-out check.
+    validation = {
+        (row["premise"], row["hypothesis"])
+        for path in folder.glob("*/val_round*.jsonl")
+        for row in map(json.loads, path.read_text(encoding="utf-8").splitlines())
+    }
+    assert validation, "no validation rounds found"
+    assert validation.isdisjoint((e.premise, e.hypothesis) for e in examples)
+    counts = Counter(e.label for e in examples)
+    assert sum(counts.values()) == 44_983
+    assert min(counts.values()) > 14_900  # balanced three ways
+
+
+@needs_data
+def test_sick_maps_its_judgments_and_keeps_both_directions_together() -> None:
+    examples = list(sick(DATA, random.Random(0)))
+    assert (examples[0].premise, examples[0].hypothesis, examples[0].label) == (
+        "A group of kids is playing in a yard and an old man is standing in the background",
+        "A group of boys in a yard is playing and a man is standing in the background",
+        NEUTRAL,
+    )
+    lines = (DATA / "general_nli" / "sick" / "SICK.txt").read_text(encoding="utf-8").splitlines()
+    judged = Counter(line.split("\t")[-1] for line in lines[1:] if line.strip())
+    counts = Counter(e.label for e in examples)
+    assert counts[ENTAILMENT] == judged["ENTAILMENT"]
+    assert counts[CONTRADICTION] == judged["CONTRADICTION"]
+    assert counts[NEUTRAL] == judged["NEUTRAL"]
+    by_pair = {(e.premise, e.hypothesis): e.group for e in examples}
+    reversed_pairs = [(p, h) for p, h in by_pair if (h, p) in by_pair]
+    assert reversed_pairs, "SICK writes some pairs both ways round"
+    assert all(by_pair[p, h] == by_pair[h, p] for p, h in reversed_pairs)
+
+
+def test_recipe_v1_reads_what_the_shipped_model_read() -> None:
+    v1 = RECIPES[DEFAULT_RECIPE]
+    assert DEFAULT_RECIPE == "v1"
+    assert v1.general is GENERAL_READERS and v1.max_length == 128
+    assert v1.stage_two(Path("unused"), 128) == {}
+    assert set(GENERAL_READERS_V2) - set(GENERAL_READERS) == {"lingnli", "sick"}

@@ -1,0 +1,43 @@
+"""Training recipes: what each stage of ``train-nli`` reads (``--recipe``).
+
+- ``v1`` (the default): the recipe of the shipped model, unchanged, so that it stays
+  reproducible.
+- ``v2`` (issue 27: the recipe of MiniCheck, FactCG and TinyLettuce): stage one adds LingNLI and
+  SICK; stage two adds FactCG's CG2C, passages of about 200 tokens around the gold rationale,
+  and deletion negatives (``verifiers.training.documents``). The rule-made contradictions and
+  the replay of stage one apply to the new pairs as to the old. Pairs are 256 tokens long so
+  that a passage and its claim fit whole; the model directory records it (``max_length``), and
+  the runtime then reads up to 256 tokens of a global-pass premise instead of 128.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from verifiers.training.documents import document_readers, token_counter
+from verifiers.training.examples import Reader
+from verifiers.training.general import GENERAL_READERS, GENERAL_READERS_V2
+
+
+@dataclass(frozen=True, slots=True)
+class Recipe:
+    name: str
+    max_length: int  # tokens per pair, unless ``--max-length`` says otherwise
+    general: Mapping[str, Reader]  # stage one, all of it
+    documents: bool  # stage two also gets CG2C, passages and deletion negatives
+
+    def stage_two(self, tokenizer_path: Path, max_length: int) -> dict[str, Reader]:
+        """Stage two's readers beyond the window-level ones, their pairs sized with the
+        model's tokenizer to fit ``max_length``."""
+        if not self.documents:
+            return {}
+        return document_readers(token_counter(tokenizer_path), max_length)
+
+
+RECIPES: dict[str, Recipe] = {
+    "v1": Recipe("v1", 128, GENERAL_READERS, documents=False),
+    "v2": Recipe("v2", 256, GENERAL_READERS_V2, documents=True),
+}
+DEFAULT_RECIPE = "v1"
