@@ -49,7 +49,9 @@ _NUMBER_WORDS = {
     "thousand": 1000.0, "once": 1.0, "twice": 2.0, "thrice": 3.0, "single": 1.0,
     "double": 2.0, "doubled": 2.0, "triple": 3.0, "tripled": 3.0, "half": 0.5, "halve": 0.5,
     "halved": 0.5, "twofold": 2.0, "threefold": 3.0, "fourfold": 4.0, "fivefold": 5.0,
-    "tenfold": 10.0, "hundredfold": 100.0,
+    "tenfold": 10.0, "hundredfold": 100.0, "first": 1.0, "second": 2.0, "third": 3.0,
+    "fourth": 4.0, "fifth": 5.0, "sixth": 6.0, "seventh": 7.0, "eighth": 8.0, "ninth": 9.0,
+    "tenth": 10.0,
 }  # fmt: skip
 # Gradable opposites the direction words and quantity scales do not hold.
 _OPPOSITES = {
@@ -75,6 +77,7 @@ class _Difference:
 
     ours: tuple[str, ...]  # the claim's words there, as written
     theirs: tuple[str, ...]
+    inner: bool = True  # copied words on both sides (else at the claim's start or end)
 
     def __str__(self) -> str:
         ours, theirs = " ".join(self.ours), " ".join(self.theirs)
@@ -102,11 +105,23 @@ def _keys(words: Sequence[str]) -> list[str]:
     return [w.casefold() for w in words]
 
 
-def _anchors(op: tuple[str, int, int, int, int], claim: list[str]) -> bool:
-    """A run of copied words that holds a difference in place: one content word at least
-    ("of the" matches anywhere)."""
-    tag, i1, i2, _, _ = op
-    return tag == "equal" and bool(content_tokens(" ".join(claim[i1:i2])))
+_Opcode = tuple[str, int, int, int, int]
+
+
+def _held(ops: Sequence[_Opcode], k: int, step: int, claim: list[str]) -> tuple[bool, bool]:
+    """Whether the difference ``ops[k]`` is held in place on one side (``step`` -1: before it,
+    +1: after it) by copied words holding a content word ("of the" matches anywhere), read
+    past evidence words the claim leaves out; and whether that side reaches the claim's edge
+    with no such word (the claim opens or ends with its change)."""
+    j = k + step
+    while 0 <= j < len(ops):
+        tag, i1, i2, _, _ = ops[j]
+        if tag == "equal" and content_tokens(" ".join(claim[i1:i2])):
+            return True, False
+        if tag in ("replace", "delete"):
+            return False, False
+        j += step
+    return False, True
 
 
 def _align(claim: list[str], evidence: list[str]) -> _Alignment:
@@ -116,15 +131,15 @@ def _align(claim: list[str], evidence: list[str]) -> _Alignment:
     for k, (tag, i1, i2, j1, j2) in enumerate(ops):
         if tag != "replace" or i2 - i1 > MAX_CHANGE_WORDS:
             continue
-        before = k > 0 and _anchors(ops[k - 1], claim)
-        after = k + 1 < len(ops) and _anchors(ops[k + 1], claim)
+        before, opens = _held(ops, k, -1, claim)
+        after, ends = _held(ops, k, 1, claim)
         ours = tuple(claim[i1:i2])
         if before and after and j2 - j1 <= MAX_CHANGE_WORDS:
             differences.append(_Difference(ours, tuple(evidence[j1:j2])))
-        elif ((after and i1 == 0) or (before and i2 == len(claim))) and j2 - j1 == i2 - i1:
-            # The claim opens or ends with its change, one word for one: anchored on one side,
+        elif ((after and opens) or (before and ends)) and j2 - j1 == i2 - i1:
+            # The claim opens or ends with its change, one word for one: held on one side,
             # a difference of another length could face any of the evidence's words.
-            differences.append(_Difference(ours, tuple(evidence[j1:j2])))
+            differences.append(_Difference(ours, tuple(evidence[j1:j2]), inner=False))
     blocks = [b for b in matcher.get_matching_blocks() if b.size]
     if not blocks:
         return _Alignment(claim, evidence, [], 0, [])
@@ -176,14 +191,18 @@ def _is_name(word: str) -> bool:
     return has_letters and coded and not _ROMAN.fullmatch(word)
 
 
-def _renamed(diff: _Difference, evidence: set[str]) -> bool:
-    """The difference puts a name the evidence sentence never uses where it has another: not
-    a plural, a more or less specific form of it ("H2AX" in "gH2AX", "CYP" in "CYP3A4")."""
+def _renamed(diff: _Difference, claim: set[str], evidence: set[str]) -> bool:
+    """The difference puts another name where the evidence has one: not a plural, nor a more
+    or less specific form of it ("H2AX" in "gH2AX", "CYP" in "CYP3A4"), nor two names both
+    texts hold in another order ("AVP is the homolog of AVT" for "AVT is ... of AVP"). Held on
+    one side only, a name the evidence sentence uses elsewhere is no swap."""
     if len(diff.ours) != len(diff.theirs):
         return False
     for ours, theirs in zip(diff.ours, diff.theirs, strict=True):
         a, b = ours.casefold(), theirs.casefold()
-        if a in evidence or a in b or b in a or not (_is_name(ours) and _is_name(theirs)):
+        if a in b or b in a or not (_is_name(ours) and _is_name(theirs)):
+            continue
+        if (a in evidence and b in claim) or (not diff.inner and a in evidence):
             continue
         if a not in (b + "s", b + "es") and b not in (a + "s", a + "es"):
             return True
@@ -240,7 +259,7 @@ def _results(alignment: _Alignment, pmid: str, text: str, negated: bool) -> list
             continue  # its words are the sides'
         elif _flipped(diff) is not None:
             (unstated if negated else changes).append(f"the other way: {diff}")
-        elif _renamed(diff, set(_keys(alignment.evidence))):
+        elif _renamed(diff, set(_keys(alignment.claim)), set(_keys(alignment.evidence))):
             unstated.append(f"another name: {diff}")
     if swapped and flip is None:
         changes.append("the sides of the comparison the other way round")

@@ -210,3 +210,28 @@ def test_it_is_a_default_check_whose_change_contradicts() -> None:
 )
 def test_spellings_and_moved_clauses_are_no_change(claim: str, evidence: str) -> None:
     assert _failed(claim, [("x", evidence)]) == []
+
+
+def test_an_ordinal_is_a_number() -> None:
+    evidence = [
+        ("x", "The first autosomal dominant mutation in the APP gene was described in 1991.")
+    ]
+    claim = "The third autosomal dominant mutation in the APP gene was described in 1991."
+    assert _failed(claim, evidence) == [ALIGNED_CHANGE]
+
+
+def test_a_name_swapped_between_copied_words_counts_even_if_the_sentence_uses_it() -> None:
+    # "CGRP" is in the sentence, but not where the claim puts it: the approving agency.
+    evidence = [
+        ("x", "Two antibodies directed towards the CGRP ligand were approved by the FDA in "
+         "September 2018.")
+    ]  # fmt: skip
+    claim = "Two antibodies directed towards the CGRP ligand were approved by the CGRP in 2018."
+    assert _failed(claim, evidence) == [ALIGNED_UNSTATED]
+
+
+def test_two_names_in_another_order_are_no_swap() -> None:
+    evidence = [("x", "Arginine vasotocin (AVT) is the non-mammalian homolog of arginine "
+                 "vasopressin (AVP).")]  # fmt: skip
+    claim = "Arginine vasopressin (AVP) is the mammalian homolog of arginine vasotocin (AVT)."
+    assert _failed(claim, evidence) == []
