@@ -96,27 +96,30 @@ def run_clients(proxy: RunningProxy, headers: dict[str, str]) -> list[dict[str, 
     assert shutil.which("node") and (NODE_DIR / "node_modules").is_dir(), (
         "needs Node 20 and `npm ci --prefix tests/node` (scripts/test.sh runs it)"
     )
-    spec = {"baseURL": proxy.base_url, "headers": headers, "input": INPUT}
-    done = subprocess.run(
-        ["node", "clients.mjs", json.dumps(spec)],
-        cwd=NODE_DIR,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    results = list(json.loads(done.stdout.strip().splitlines()[-1]))
-    assert len(results) == NODE_OPERATIONS
-    return results
+    return _run_script(["node", "clients.mjs"], proxy, headers, NODE_OPERATIONS, cwd=NODE_DIR)
 
 
 def run_litellm(proxy: RunningProxy, headers: dict[str, str]) -> list[dict[str, Any]]:
+    script = [sys.executable, str(Path(__file__).with_name("litellm_clients.py"))]
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "clients" / "python")}
+    return _run_script(script, proxy, headers, LITELLM_OPERATIONS, cwd=ROOT, env=env)
+
+
+def _run_script(
+    argv: list[str],
+    proxy: RunningProxy,
+    headers: dict[str, str],
+    operations: int,
+    *,
+    cwd: Path,
+    env: dict[str, str] | None = None,
+) -> list[dict[str, Any]]:
+    """Run a client script in a child process on the proxy; its last line is its results."""
     spec = {"baseURL": proxy.base_url, "headers": headers, "input": INPUT}
     done = subprocess.run(
-        [sys.executable, str(Path(__file__).with_name("litellm_clients.py")), json.dumps(spec)],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT / "clients" / "python")},
+        [*argv, json.dumps(spec)],
+        cwd=cwd,
+        env=env,
         capture_output=True,
         text=True,
         timeout=600,
@@ -124,7 +127,7 @@ def run_litellm(proxy: RunningProxy, headers: dict[str, str]) -> list[dict[str, 
     )
     assert done.returncode == 0, done.stderr[-3000:]
     results = list(json.loads(done.stdout.strip().splitlines()[-1]))
-    assert len(results) == LITELLM_OPERATIONS
+    assert len(results) == operations
     return results
 
 
