@@ -38,6 +38,7 @@ import httpx
 import redis
 from starlette.applications import Starlette
 
+from policies import DecidedReport, DecidedSentence, ReportStatus
 from proxy.app import create_app
 from proxy.audit import AuditLog, JsonlSink, RedisStreamSink, ResponseRecorder
 from proxy.config import settings_from_mapping
@@ -46,23 +47,17 @@ from proxy.metrics import Metrics
 from proxy.outcome import ResponseOutcome
 from proxy.state import RedisLink, RedisSettings
 from proxy.testing.emulator import Emulator
-from verifiers import (
-    Citation,
-    ReportStatus,
-    ResponseReport,
-    SentenceAnnotation,
-    Verdict,
-)
+from verifiers import Citation, Verdict
 
 REDIS_URL = "redis://127.0.0.1:6379/9"
 MAX_REQUESTS = 5000
 BODY = {"model": "gpt-x", "messages": [{"role": "user", "content": "Does aspirin help?"}]}
 
 
-def _report() -> ResponseReport:
+def _report() -> DecidedReport:
     verdicts = (V := Verdict).SUPPORTED, V.SUPPORTED, V.UNSUPPORTED, V.UNCITED, V.NOT_CHECKWORTHY
     sentences = tuple(
-        SentenceAnnotation(
+        DecidedSentence(
             index=i,
             text=f"Sentence {i}.",
             start=i * 12,
@@ -74,7 +69,7 @@ def _report() -> ResponseReport:
         )
         for i, v in enumerate(verdicts)
     )
-    return ResponseReport(
+    return DecidedReport(
         status=ReportStatus.FLAGGED,
         support=0.6,
         risk=0.4,

@@ -1,11 +1,14 @@
 """veriproxy policies: YAML files that say what to do with verified answers.
 
 Depends only on ``verifiers`` (its report types); never imports ``proxy``. The policy's
-vocabulary is imported from here: ``Action``, the decisions, and the one writer of each policy
-field of a report (``record_decision``, ``withhold``, ``delivered_before_block``). ``Action``
-is still defined beside the report types it types (issue 28 moves it here with them).
+vocabulary lives here: ``Action``, ``ReportStatus`` (the status a client reads), the decisions,
+and the protocol objects a client reads, the verifier's annotation and report with the policy's
+decisions (``DecidedSentence``, ``DecidedReport``; their JSON Schema: ``policies.protocol``),
+each policy field written once (``record_decision``, ``withhold``, ``delivered_before_block``,
+``decide_and_apply``).
 """
 
+from policies._decided import Action, DecidedReport, DecidedSentence, ReportStatus
 from policies._model import (
     Bounds,
     LegacyCompletions,
@@ -31,6 +34,7 @@ from policies.engine import (
     decide_response,
     decide_sentence,
     record_decision,
+    skipped,
 )
 from policies.errors import (
     Issue,
@@ -41,12 +45,13 @@ from policies.errors import (
 from policies.loader import load_policy, parse_policy
 from policies.replay import ReplaySummary, replay
 from policies.store import PRESETS_DIR, PolicyStore
-from verifiers import Action
 
 __all__ = [
     "PRESETS_DIR",
     "Action",
     "Bounds",
+    "DecidedReport",
+    "DecidedSentence",
     "Issue",
     "LegacyCompletions",
     "Match",
@@ -58,6 +63,7 @@ __all__ = [
     "PolicyNotFound",
     "PolicyStore",
     "ReplaySummary",
+    "ReportStatus",
     "ResponseDecision",
     "ResponseRule",
     "ResponseWhen",
@@ -77,5 +83,6 @@ __all__ = [
     "policy_json_schema_text",
     "record_decision",
     "replay",
+    "skipped",
     "withhold",
 ]

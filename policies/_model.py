@@ -17,7 +17,8 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, TypeAdapter
 
-from verifiers import Action, Verdict
+from policies._decided import Action
+from verifiers import Verdict
 from verifiers.judge.settings import EscalationSettings
 
 _STRICT: ConfigDict = ConfigDict(extra="forbid")

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import dataclasses
 
+from policies._decided import DecidedReport, DecidedSentence, ReportStatus
 from policies.engine import SentenceDecision
-from verifiers import CheckResult, ReportStatus, ResponseReport, SentenceAnnotation
+from verifiers import CheckResult
 
 
-def withhold(sentence: SentenceAnnotation, decision: SentenceDecision) -> SentenceAnnotation:
+def withhold(sentence: DecidedSentence, decision: SentenceDecision) -> DecidedSentence:
     """A sentence as a client may see it once the policy kept its words back (redacted,
     blocked, or never released): verdict, evidence and rules stay; its text becomes the
     policy's message, and its citations (their raw text and the PMIDs it named), its quotes and
@@ -41,7 +42,7 @@ def withhold(sentence: SentenceAnnotation, decision: SentenceDecision) -> Senten
     )
 
 
-def delivered_before_block(report: ResponseReport) -> ResponseReport:
+def delivered_before_block(report: DecidedReport) -> DecidedReport:
     """The report of an answer whose text already reached the client (stream mode
     ``annotate``): a block can cut what follows but cannot take back what was sent, so a
     ``blocked`` report says ``flagged`` with ``delivered_before_block``; any other stands."""

@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from policies._decided import Action, DecidedReport, DecidedSentence, ReportStatus
 from policies._model import (
     OnVerifierError,
     Policy,
@@ -21,9 +22,7 @@ from policies._model import (
     SentenceWhen,
 )
 from verifiers import (
-    Action,
     QuoteStatus,
-    ReportStatus,
     ResponseReport,
     SentenceAnnotation,
     Verdict,
@@ -153,18 +152,32 @@ def decide_report(policy: Policy, report: ResponseReport) -> ResponseDecision:
     )
 
 
-def apply_policy(policy: Policy, report: ResponseReport) -> ResponseReport:
+def apply_policy(policy: Policy, report: ResponseReport) -> DecidedReport:
     """The report with the policy's decisions recorded: each sentence's action and rules, and
     the response's action, enforced status, rules, policy name and shadow flag. Sentence text is
     left as verified (the audit log needs it); the proxy redacts what the client sees."""
     return decide_and_apply(policy, report)[0]
 
 
+def skipped(policy: Policy, report: ResponseReport) -> DecidedReport:
+    """The report of an answer whose caller skipped verification, as the policy allowed:
+    ``unverified`` (the report's ``error`` says why), nothing decided."""
+    return DecidedReport.of(
+        report,
+        (),
+        status=ReportStatus.UNVERIFIED,
+        action=Action.ANNOTATE,
+        rules_fired=(),
+        policy=policy.name,
+        shadow=policy.shadow,
+    )
+
+
 def decide_and_apply(
     policy: Policy,
     report: ResponseReport,
     decided: Sequence[SentenceDecision] | None = None,
-) -> tuple[ResponseReport, ResponseDecision]:
+) -> tuple[DecidedReport, ResponseDecision]:
     """``apply_policy`` and ``decide_report`` at once, each sentence decided once (the proxy
     needs both for every answer). ``decided``: each sentence's decision, when the caller made
     them already (in the order of ``report.sentences``): a stream decides each sentence as it
@@ -178,23 +191,24 @@ def decide_and_apply(
     sentences = tuple(
         record_decision(s, d) for s, d in zip(report.sentences, decisions, strict=True)
     )
-    applied = dataclasses.replace(
+    applied = DecidedReport.of(
         report,
-        sentences=sentences,
+        sentences,
         status=decision.enforced_status,
         action=decision.action,
         rules_fired=decision.rules_fired,
         policy=policy.name,
         shadow=policy.shadow,
-        error=decision.note or report.error,
     )
+    if decision.note is not None:
+        applied = dataclasses.replace(applied, error=decision.note)
     return applied, decision
 
 
-def record_decision(sentence: SentenceAnnotation, decision: SentenceDecision) -> SentenceAnnotation:
+def record_decision(sentence: SentenceAnnotation, decision: SentenceDecision) -> DecidedSentence:
     """The sentence with the policy's decision recorded on it (its action and the rules that
     fired); its text stays as verified. The one place a sentence gets them."""
-    return dataclasses.replace(sentence, action=decision.action, rules_fired=decision.rules_fired)
+    return DecidedSentence.of(sentence, decision.action, decision.rules_fired)
 
 
 def sentence_matches(when: SentenceWhen, sentence: SentenceAnnotation) -> bool:

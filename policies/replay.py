@@ -1,7 +1,8 @@
 """What a policy would have done to recorded reports, before anyone turns it on.
 
 Input is JSONL, one report per line, in either form the project writes:
-- a ``ResponseReport`` as ``verifiers.to_json`` gives it (complete: every condition evaluates);
+- a report as the client reads it (``DecidedReport``, ``verifiers.to_json``; complete: every
+  condition evaluates);
 - an audit-log entry (``{"prev", "hash", "record"}``, ``proxy/audit``). Audit records keep each
   sentence's verdict, harm, support and risk but not its confidence or citations, so
   ``confidence`` and ``citation_valid`` conditions cannot hold on them; ``ReplaySummary.partial``
@@ -22,9 +23,10 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from policies._decided import Action, DecidedReport, DecidedSentence, ReportStatus
 from policies._model import Policy
 from policies.engine import decide_report, decide_sentence
-from verifiers import Action, ReportStatus, ResponseReport, SentenceAnnotation, Verdict
+from verifiers import Verdict
 
 _FAITHFUL = frozenset({Verdict.SUPPORTED, Verdict.NOT_CHECKWORTHY})
 
@@ -99,7 +101,7 @@ def replay(policy: Policy, lines: Iterable[str]) -> ReplaySummary:
     )
 
 
-def read_reports(lines: Iterable[str]) -> Iterator[tuple[int, ResponseReport, bool]]:
+def read_reports(lines: Iterable[str]) -> Iterator[tuple[int, DecidedReport, bool]]:
     """(line number, report, partial) for each non-blank line."""
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -109,7 +111,7 @@ def read_reports(lines: Iterable[str]) -> Iterator[tuple[int, ResponseReport, bo
             if isinstance(data, dict) and isinstance(data.get("record"), dict):
                 yield number, _from_audit_record(data["record"]), True
             else:
-                yield number, decode(ResponseReport, data), False
+                yield number, decode(DecidedReport, data), False
         except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
             raise ReportFormatError(f"line {number}: not a report or audit entry: {exc}") from exc
 
@@ -146,9 +148,9 @@ def _scores(entry: Mapping[str, Any]) -> tuple[float, float]:
     return support, 1.0 - support
 
 
-def _from_audit_record(record: dict[str, Any]) -> ResponseReport:
+def _from_audit_record(record: dict[str, Any]) -> DecidedReport:
     sentences = tuple(
-        SentenceAnnotation(
+        DecidedSentence(
             index=int(s["index"]),
             text="",
             start=0,
@@ -163,7 +165,7 @@ def _from_audit_record(record: dict[str, Any]) -> ResponseReport:
         for s in record["sentences"]
     )
     support, risk = _scores(record)
-    return ResponseReport(
+    return DecidedReport(
         status=ReportStatus(record["status"]),
         support=support,
         risk=risk,

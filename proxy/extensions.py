@@ -38,9 +38,9 @@ from proxy.protocol import ChatRequest, RequestOptions
 from proxy.streaming import StreamChunk
 
 if TYPE_CHECKING:  # both load models and rule tables; the extension interface needs neither
-    from policies import Policy
+    from policies import DecidedReport, Policy
     from proxy.errors import ProxyError
-    from verifiers import Evidence, ResponseReport
+    from verifiers import Evidence
 
 
 @dataclass(slots=True)
@@ -68,7 +68,7 @@ class RequestState:
     # Finalisers: headers for the response (verification status and risk), and the report of
     # choice 0 as the client gets it (a dialect writes it in its own format).
     response_headers: dict[str, str] = field(default_factory=dict)
-    report: ResponseReport | None = None
+    report: DecidedReport | None = None
 
 
 @dataclass(frozen=True, slots=True)

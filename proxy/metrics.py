@@ -42,9 +42,10 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 from starlette.routing import compile_path
 
+from policies import DecidedReport, ReportStatus
 from proxy.auth import LOCAL_PRINCIPAL
 from proxy.errors import UpstreamHTTPError, UpstreamProtocolError, UpstreamTimeout
-from verifiers import ReportStatus, ResponseReport, Verdict
+from verifiers import Verdict
 
 if TYPE_CHECKING:
     from proxy.outcome import StageTimings
@@ -350,7 +351,7 @@ class Metrics:
 
     # --- recording -----------------------------------------------------------------------
 
-    def observe_report(self, report: ResponseReport, model: str, tenant: str) -> None:
+    def observe_report(self, report: DecidedReport, model: str, tenant: str) -> None:
         """Count a final report; ``model`` and ``tenant`` must already be bounded labels."""
         fabricated = 0
         quotes: Counter_[str] = Counter_()  # (prometheus_client names its own Counter)

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from policies import ResponseDecision, SentenceDecision
-from verifiers import Evidence, ResponseReport
+from policies import DecidedReport, ResponseDecision, SentenceDecision
+from verifiers import Evidence
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +49,7 @@ class ResponseOutcome:
     request_id: str
     tenant: str | None  # None: keyless local mode
     model: str
-    report: ResponseReport
+    report: DecidedReport
     decision: ResponseDecision | None = None
     # Each sentence's decision, in the order of ``report.sentences``.
     sentence_decisions: tuple[SentenceDecision, ...] = ()

@@ -2,9 +2,11 @@
 
 The public surface is ``__all__`` (a test pins it): the report types, building evidence and a
 ``Verifier`` (and the types its constructor takes), risk, and the exception tree rooted at
-``VerifierError``. Components have public subpackages of their own, each with a pinned
-``__all__``: ``verifiers.nli`` (NLI backends and the decision rule), ``verifiers.checks`` (the
-deterministic checks), ``verifiers.judge`` (the LLM judge cascade), ``verifiers.schema``.
+``VerifierError``. The report types say what the verifier knows; what a policy did with a
+report (``Action``, the status the client reads, ``withheld``, ...) is in ``policies``.
+Components have public subpackages of their own, each with a pinned ``__all__``:
+``verifiers.nli`` (NLI backends and the decision rule), ``verifiers.checks`` (the deterministic
+checks), ``verifiers.judge`` (the LLM judge cascade).
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ from __future__ import annotations
 from verifiers._llm import close_llm_clients
 from verifiers._types import (
     SCHEMA_VERSION,
-    Action,
     CheckResult,
     Citation,
     Claim,
@@ -28,11 +29,11 @@ from verifiers._types import (
     QuoteCheck,
     QuoteSpan,
     QuoteStatus,
-    ReportStatus,
     ResponseReport,
     SentenceAnnotation,
     StrippedQuote,
     Verdict,
+    protocol_fields,
     to_json,
 )
 from verifiers.citations import parse_citations
@@ -59,7 +60,6 @@ __all__ = [
     "MAX_SENTENCE_CHARS",
     "SCHEMA_VERSION",
     "VETSCORE_P",
-    "Action",
     "BundledNLI",
     "CheckResult",
     "Citation",
@@ -82,7 +82,6 @@ __all__ = [
     "QuoteCheck",
     "QuoteSpan",
     "QuoteStatus",
-    "ReportStatus",
     "ResponseReport",
     "SentenceAnnotation",
     "SentenceSpan",
@@ -99,6 +98,7 @@ __all__ = [
     "get_harm_scorer",
     "make_evidence",
     "parse_citations",
+    "protocol_fields",
     "response_risk",
     "response_support",
     "score_harm",

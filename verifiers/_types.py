@@ -1,8 +1,11 @@
-"""Typed report structures shared by the verifier, the policy engine and the proxy.
+"""Typed report structures: what the verifier knows about an answer.
 
-Everything a client or a policy reads is one of these frozen, slotted dataclasses. The JSON
-form (``to_json``) is the annotation protocol, versioned by ``SCHEMA_VERSION`` and published as
-JSON Schema in ``verifiers/schema/``.
+Everything a policy reads is one of these frozen, slotted dataclasses. They hold verdicts,
+evidence and scores, never what a policy did with them: the policies layer extends the two
+protocol objects (``SentenceAnnotation``, ``ResponseReport``) with its decisions
+(``policies.DecidedSentence``, ``policies.DecidedReport``), and the JSON form of those
+(``to_json``) is the annotation protocol, versioned by ``SCHEMA_VERSION`` and published as JSON
+Schema in ``policies/schema/``.
 """
 
 from __future__ import annotations
@@ -38,35 +41,6 @@ class NLILabel(StrEnum):
     ENTAILMENT = "entailment"
     NEUTRAL = "neutral"
     CONTRADICTION = "contradiction"
-
-
-class Action(StrEnum):
-    """Policy actions, weakest first; the strongest that fires wins."""
-
-    ANNOTATE = "annotate"
-    FLAG = "flag"
-    REDACT = "redact"
-    BLOCK = "block"
-
-    @property
-    def rank(self) -> int:
-        return _ACTION_RANK[self]
-
-
-_ACTION_RANK = {Action.ANNOTATE: 0, Action.FLAG: 1, Action.REDACT: 2, Action.BLOCK: 3}
-
-
-class ReportStatus(StrEnum):
-    """Response-level outcome. ``unverified`` is used when verification could not run and the
-    policy failed open: the answer is delivered but never called verified."""
-
-    VERIFIED = "verified"
-    FLAGGED = "flagged"
-    REDACTED = "redacted"
-    BLOCKED = "blocked"
-    UNVERIFIED = "unverified"
-    # Verified, no rule fired, but some check-worthy sentence needs review: never "verified".
-    NEEDS_REVIEW = "needs_review"
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,11 +232,6 @@ class SentenceAnnotation:
     support: float = 1.0  # harm-weighted supported share of its claims, higher is better
     risk: float = 0.0  # harm-weighted unsupported share of its claims, higher is worse
     checks: tuple[CheckResult, ...] = ()
-    action: Action = Action.ANNOTATE
-    rules_fired: tuple[str, ...] = ()
-    # The client was not shown this sentence's words (redacted or blocked): ``text`` is the
-    # policy's message and claim texts are empty; the audit log keeps the original.
-    withheld: bool = False
     # Where the text sits when the answer is JSON (structured output, tool-call arguments):
     # a JSONPath such as ``$.tool_calls[0].function.arguments.summary``, with ``start``/``end``
     # offsets into that string value. None for a plain-text answer.
@@ -319,44 +288,50 @@ class EscalationSummary:
 class ResponseReport:
     """The response-level report (last streamed chunk or ``completion.verification``)."""
 
-    status: ReportStatus
     support: float  # harm-weighted supported share (VetScore), 1.0 = all harm potential supported
     risk: float  # harm-weighted unsupported or contradicted share, 0.0 = nothing at risk
     faithful: bool  # AND-join: False as soon as one check-worthy sentence is not supported
     counts: Mapping[str, int]
     sentences: tuple[SentenceAnnotation, ...]
     evidence: tuple[EvidenceRef, ...] = ()
-    policy: str = ""
-    shadow: bool = False
-    rules_fired: tuple[str, ...] = ()
-    action: Action = Action.ANNOTATE
     latency_ms: Mapping[str, float] = field(default_factory=dict)
-    error: str | None = None  # why verification did not (fully) run, if it did not
+    # Why verification did not (fully) run, if it did not: then the answer is not verified
+    # (the verifier's one word on it; the status the client reads is the policy's).
+    error: str | None = None
     model_version: str = ""
     schema_version: str = SCHEMA_VERSION
     notes: tuple[str, ...] = ()  # facts a reader needs that are not errors ("no evidence…")
     # Which choice of the completion this report is for (``n > 1``: one report per choice).
     choice: int = 0
-    # The policy blocked the answer after (part of) its text had reached the client (stream
-    # mode ``annotate``): the status is then ``flagged``, never ``blocked``, and the rest of the
-    # answer was cut at the block.
-    delivered_before_block: bool = False
     escalation: EscalationSummary | None = None  # None: no escalation configured
     needs_review: int = 0  # claims of check-worthy sentences marked ``needs_review``
 
     def as_unverified(self, error: str) -> ResponseReport:
-        """This report, ``unverified`` for ``error`` (a timeout, a failed verifier, a part of
-        the answer that could not be read): its sentences stand, but it is never called
-        verified or faithful. The one way every layer marks a report so."""
-        return dataclasses.replace(
-            self, status=ReportStatus.UNVERIFIED, faithful=False, error=error
-        )
+        """This report, unverified for ``error`` (a timeout, a failed verifier, a part of the
+        answer that could not be read): its sentences stand, but it is never called verified or
+        faithful. The one way every layer marks a report so."""
+        return dataclasses.replace(self, faithful=False, error=error)
+
+
+def protocol_fields(cls: type[Any]) -> list[dataclasses.Field[Any]]:
+    """A report structure's fields in the protocol's order. A layer above that extends one
+    (the policy's decisions) places each field it adds with ``metadata={"after": name}``: after
+    the field ``name``, first for ``None``; a field without it comes last."""
+    fields: list[dataclasses.Field[Any]] = []
+    for f in dataclasses.fields(cls):
+        if "after" not in f.metadata:
+            fields.append(f)
+            continue
+        after = f.metadata["after"]
+        at = 0 if after is None else [g.name for g in fields].index(after) + 1
+        fields.insert(at, f)
+    return fields
 
 
 def to_json(obj: Any) -> Any:
     """Turn a report structure (or a tuple/mapping of them) into plain JSON-ready values."""
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_json(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        return {f.name: to_json(getattr(obj, f.name)) for f in protocol_fields(type(obj))}
     if isinstance(obj, Enum):
         return obj.value
     if isinstance(obj, Mapping):

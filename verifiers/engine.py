@@ -8,9 +8,9 @@ Pipeline (after VerifAI's cite-then-verify and RT4CHART's local/global passes):
             → harm → risk, per sentence and, AND-joined, per response
 
 Every step is a component chosen by name from config (``Verifier.from_config``). The engine
-returns a ``ResponseReport`` with ``status=verified`` (``unverified`` when NLI failed) and
-``action=annotate``; the policy engine later sets action, status and rules fired. Synchronous and
-CPU bound: async callers use ``averify`` / ``VerificationStream.afeed``, which run it in a worker
+returns a ``ResponseReport`` (with ``error`` when NLI failed: not verified); what a policy does
+with it, the status the client reads included, is the policies layer's. Synchronous and CPU
+bound: async callers use ``averify`` / ``VerificationStream.afeed``, which run it in a worker
 thread.
 """
 
@@ -39,7 +39,6 @@ from verifiers._types import (
     QuoteCheck,
     QuoteSpan,
     QuoteStatus,
-    ReportStatus,
     ResponseReport,
     SentenceAnnotation,
     StrippedQuote,
@@ -296,7 +295,6 @@ class Verifier:
         latency = dict(latency_ms)
         latency["total"] = (time.perf_counter() - started) * 1000
         report = ResponseReport(
-            status=ReportStatus.VERIFIED,
             support=response_support(sentences),
             risk=response_risk(sentences),
             faithful=all(_faithful(s) for s in sentences),
@@ -316,10 +314,10 @@ class Verifier:
         self, report: ResponseReport, sentences: Sequence[SentenceAnnotation]
     ) -> ResponseReport:
         """``report`` with these sentences in place of its own (the LLM judge re-decided some):
-        counts, risk and the AND-join follow them; status and error stay (a report that was
-        not verified does not become verified)."""
+        counts, risk and the AND-join follow them; the error stays (a report that was not
+        verified does not become verified)."""
         rebuilt = self.report(sentences, (), report.latency_ms, time.perf_counter())
-        verified = report.status is ReportStatus.VERIFIED
+        verified = report.error is None
         return replace(
             report,
             sentences=rebuilt.sentences,

@@ -21,13 +21,12 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from policies import DecidedReport, ReportStatus
 from proxy.cli._parser import EXIT_FAILED, EXIT_OK, CliError
 from verifiers import (
     Evidence,
     Premise,
     QuoteStatus,
-    ReportStatus,
-    ResponseReport,
     SentenceAnnotation,
     Verdict,
     to_json,
@@ -224,7 +223,7 @@ def lookup_pmids(args: argparse.Namespace) -> list[Evidence]:
     return [to_evidence(found[p], retriever="index") for p in args.pmids if p in found]
 
 
-def render(report: ResponseReport, *, colour: bool) -> Iterator[str]:
+def render(report: DecidedReport, *, colour: bool) -> Iterator[str]:
     """Human-readable report: each sentence with its verdict, then the evidence that decided."""
     for sentence in report.sentences:
         review = " [needs review]" if sentence.needs_review else ""

@@ -171,11 +171,11 @@ async def ask(client: httpx.AsyncClient, question: str, policy: str | None) -> d
 
 
 def render_report(report: Mapping[str, Any], *, colour: bool) -> list[str]:
+    from policies import DecidedReport
     from policies.replay import decode
     from proxy.cli.check import render
-    from verifiers import ResponseReport
 
-    lines = list(render(decode(ResponseReport, dict(report)), colour=colour))
+    lines = list(render(decode(DecidedReport, dict(report)), colour=colour))
     rules = ", ".join(report.get("rules_fired") or ()) or "none"
     evidence = ", ".join(ref["pmid"] for ref in report.get("evidence") or ()) or "none"
     lines.append(f"status={report['status']} policy={report['policy']} rules fired: {rules}")

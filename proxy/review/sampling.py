@@ -13,13 +13,13 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from policies import Action
+from policies import Action, DecidedReport, DecidedSentence, ReportStatus
 from proxy.errors import sanitise
 from proxy.outcome import ResponseOutcome
 from proxy.review.items import FailedCheck, Quote, ReviewItem
 from proxy.scrub import without_surrogates
 from proxy.settings.review import ReviewSettings
-from verifiers import EvidenceSpan, ReportStatus, ResponseReport, SentenceAnnotation
+from verifiers import EvidenceSpan
 
 Draw = Callable[[], float]  # uniform on [0, 1)
 
@@ -66,9 +66,9 @@ def _abstract(abstract: str, span: EvidenceSpan) -> str:
 
 
 def _item(
-    report: ResponseReport,
+    report: DecidedReport,
     ctx: ResponseOutcome,
-    s: SentenceAnnotation,
+    s: DecidedSentence,
     now: float,
     reason: str,
     inclusion: float,

@@ -3,7 +3,7 @@
 Body: ``{"answer": "...", "evidence": [{"pmid", "title", "abstract" | "sentences"}, ...]}`` or
 ``{"answer": "...", "question": "..."}`` to retrieve the evidence first, through the chats'
 evidence preparer (its retriever and shared cache; the demo index by default). Response: the
-response-level report (``verifiers/schema/response_report.schema.json``) with the caller's
+response-level report (``policies/protocol/response_report.schema.json``) with the caller's
 policy applied, as a chat completion gets it (``veriproxy.policy`` in the body or
 ``X-Veriproxy-Policy``, else the key's own policy, else the one matching the tenant, else
 ``default``): a sentence citing a PMID that is not in the evidence is never ``verified``. The

@@ -20,8 +20,9 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from policies import DecidedReport
 from proxy.state.cache import Cache, cache_key
-from verifiers import ResponseReport, to_json
+from verifiers import to_json
 
 REPORTS_CACHE = "reports"
 _KEY_SPACE = "report/v1"
@@ -34,7 +35,7 @@ class ReportStore:
         self._cache = cache
         self._ttl = ttl
 
-    async def put(self, ids: Iterable[str], tenant: str | None, report: ResponseReport) -> None:
+    async def put(self, ids: Iterable[str], tenant: str | None, report: DecidedReport) -> None:
         """Store ``report`` (as the client got it) under each of ``ids``: the completion id,
         and the request id (``X-Request-Id``, which a client may choose)."""
         data = json.dumps(to_json(report), ensure_ascii=False, separators=(",", ":")).encode()

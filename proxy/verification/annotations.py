@@ -30,8 +30,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from policies import DecidedSentence
 from proxy.evidence.documents import PUBMED_URL
-from verifiers import Evidence, QuoteStatus, SentenceAnnotation, Verdict
+from verifiers import Evidence, QuoteStatus, Verdict
 
 EXTRA = "veriproxy"  # the field beside url and title
 
@@ -97,7 +98,7 @@ def citation_links(evidence: Iterable[Evidence], documents: Mapping[str, str]) -
 
 
 def url_citations(
-    sentence: SentenceAnnotation, links: Mapping[str, Link], offset: int
+    sentence: DecidedSentence, links: Mapping[str, Link], offset: int
 ) -> list[UrlCitation]:
     """A sentence's valid, linked citations; ``offset``: where the sentence starts in the text
     the client received. None for a withheld sentence or one inside JSON."""
@@ -127,7 +128,7 @@ def url_citations(
 
 
 def answer_citations(
-    sentences: Sequence[SentenceAnnotation],
+    sentences: Sequence[DecidedSentence],
     links: Mapping[str, Link],
     replaced: Sequence[tuple[int, int, str]] = (),
 ) -> list[UrlCitation]:
@@ -151,7 +152,7 @@ class StreamCitations:
         self._links = links
         self._cited: list[UrlCitation] = []
 
-    def add(self, sentence: SentenceAnnotation, offset: int) -> None:
+    def add(self, sentence: DecidedSentence, offset: int) -> None:
         """``sentence`` was shown; it starts at ``offset`` in the client's text."""
         self._cited += url_citations(sentence, self._links, offset)
 

@@ -19,6 +19,8 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any
 
+from policies import DecidedReport, DecidedSentence
+from policies.protocol import STREAM_TYPES
 from proxy.streaming import StreamChunk
 from proxy.verification import render
 from proxy.verification.chunks import with_finish
@@ -38,8 +40,7 @@ from proxy.verification.events import (
     Unread,
     Usage,
 )
-from verifiers import ResponseReport, SentenceAnnotation, to_json
-from verifiers.schema import STREAM_TYPES
+from verifiers import to_json
 
 KEEP_ALIVE = b": keep-alive\n\n"  # stands for an upstream comment
 DOCUMENTS_FIELD = "evidence_documents"
@@ -52,14 +53,14 @@ class EventChunk(StreamChunk):
     event: StreamEvent | None = None
 
 
-def sentence_payload(sentence: SentenceAnnotation) -> dict[str, Any]:
+def sentence_payload(sentence: DecidedSentence) -> dict[str, Any]:
     """A sentence's annotation as the protocol streams it (the ``verification`` field)."""
-    return {"type": STREAM_TYPES[SentenceAnnotation], **to_json(sentence)}
+    return {"type": STREAM_TYPES[DecidedSentence], **to_json(sentence)}
 
 
-def report_payload(report: ResponseReport) -> dict[str, Any]:
+def report_payload(report: DecidedReport) -> dict[str, Any]:
     """A report as the protocol streams it (the ``verification`` field)."""
-    return {"type": STREAM_TYPES[ResponseReport], **to_json(report)}
+    return {"type": STREAM_TYPES[DecidedReport], **to_json(report)}
 
 
 async def chat_chunks(

@@ -23,7 +23,7 @@ from contextlib import aclosing
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from policies import Action
+from policies import Action, DecidedReport
 from proxy.settings.retrieval import QuoteDisplay
 from proxy.streaming import StreamChunk
 from proxy.verification import render
@@ -49,7 +49,6 @@ from proxy.verification.shapes import (
     StreamedChoice,
     streamed_choices,
 )
-from verifiers import ResponseReport
 
 NewSession = Callable[[int, bool], VerificationSession]  # (choice index, fail closed)
 Record = Callable[[Outcome, str], None]
@@ -137,7 +136,7 @@ class _Others:
 
     async def _verify(
         self, choice: _Choice, session: VerificationSession, quotes: QuoteDisplay
-    ) -> tuple[Outcome, Mapping[str, Any], ResponseReport, str]:
+    ) -> tuple[Outcome, Mapping[str, Any], DecidedReport, str]:
         """The choice's outcome, the choice as the client may get it, its report and the text
         verified (quotes stripped, as the client reads it)."""
         entry: Any = choice.entry()
@@ -159,7 +158,7 @@ class _Others:
         return outcome, shown, report, texts.text or "".join(choice.text)
 
     def _events(
-        self, choice: _Choice, shown: Mapping[str, Any], report: ResponseReport, outcome: Outcome
+        self, choice: _Choice, shown: Mapping[str, Any], report: DecidedReport, outcome: Outcome
     ) -> list[StreamEvent]:
         """The choice whole: its text and citations, its sentences, its report, its finish."""
         index = choice.index

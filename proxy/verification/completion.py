@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from policies import DecidedReport, ReportStatus
 from proxy.settings.retrieval import QuoteDisplay
 from proxy.verification import render
 from proxy.verification.answers import AnswerTexts, Unverifiable, UnverifiedReason, answer_texts
@@ -27,7 +28,7 @@ from proxy.verification.quotes import strip_entry
 from proxy.verification.redact import enforce_on_choice
 from proxy.verification.session import Outcome, VerificationSession
 from proxy.verification.shapes import NO_TEXT, ChoiceShape, choice_shapes
-from verifiers import ReportStatus, ResponseReport, to_json
+from verifiers import to_json
 
 # Most severe first: the header of a completion with several choices shows the worst.
 SEVERITY = (
@@ -47,7 +48,7 @@ Record = Callable[[Outcome, str], None]  # audit one choice: its outcome and its
 class VerifiedCompletion:
     body: dict[str, Any]
     headers: dict[str, str]
-    report: ResponseReport  # the first choice's, as the client gets it
+    report: DecidedReport  # the first choice's, as the client gets it
     evidence_of: VerificationSession  # the first choice's session (its evidence)
 
 
@@ -66,7 +67,7 @@ async def verify_completion(
     upstream = completion.get("choices")
     entries: list[object] = list(upstream) if isinstance(upstream, list) else []
     choices: list[object] = []
-    reports: list[ResponseReport] = []
+    reports: list[DecidedReport] = []
     gaps: list[Unverifiable] = []
     first: VerificationSession | None = None
     for position, shape in enumerate(choice_shapes(completion)):
@@ -115,7 +116,7 @@ def choice_texts(shape: ChoiceShape, *, json_content: bool) -> AnswerTexts:
     return texts
 
 
-def _headers(reports: list[ResponseReport], gaps: list[Unverifiable]) -> dict[str, str]:
+def _headers(reports: list[DecidedReport], gaps: list[Unverifiable]) -> dict[str, str]:
     status = min((r.status for r in reports), key=SEVERITY.index)
     headers = {
         "X-Veriproxy-Status": status.value,

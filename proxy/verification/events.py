@@ -16,10 +16,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from policies import SentenceDecision, withhold
+from policies import DecidedReport, DecidedSentence, SentenceDecision, withhold
 from proxy.streaming import StreamChunk
 from proxy.verification.annotations import UrlCitation
-from verifiers import ResponseReport, SentenceAnnotation
 
 if TYPE_CHECKING:
     from proxy.verification.session import Outcome
@@ -79,7 +78,7 @@ class Sentence:
     """One verified sentence, as the client may see it (withheld when the policy kept its words
     back), and the policy's decision for it, made once."""
 
-    annotation: SentenceAnnotation
+    annotation: DecidedSentence
     decision: SentenceDecision
     choice: int = 0
 
@@ -97,7 +96,7 @@ class Report:
     place in the client's text (:mod:`proxy.verification.annotations`)."""
 
     outcome: Outcome
-    shown: ResponseReport
+    shown: DecidedReport
     citations: tuple[UrlCitation, ...] = ()
     choice: int = 0
 

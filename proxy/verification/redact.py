@@ -22,14 +22,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from policies import Action
+from policies import Action, DecidedReport
 from proxy.verification import render
 from proxy.verification.annotations import answer_citations
 from proxy.verification.answers import AnswerTexts, redact_message
 from proxy.verification.logprobs import shown_only
 from proxy.verification.session import Outcome, VerificationSession
 from proxy.verification.shapes import CONTENT_FILTER
-from verifiers import ResponseReport, SentenceAnnotation
+from verifiers import SentenceAnnotation
 
 
 def enforce_on_choice(
@@ -40,7 +40,7 @@ def enforce_on_choice(
     texts: AnswerTexts,
     *,
     structured: bool = False,
-) -> tuple[object, ResponseReport]:
+) -> tuple[object, DecidedReport]:
     """One choice as the client may get it, rendered from what was read (the allowlist of
     :mod:`proxy.verification.render`), and the report the client may see. ``choice`` is the
     upstream's entry, None when the completion had none (it stays absent unless blocked); an

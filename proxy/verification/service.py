@@ -38,7 +38,15 @@ from typing import Any
 
 import anyio.to_thread
 
-from policies import OnVerifierError, Policy, PolicyStore, StreamMode, apply_policy
+from policies import (
+    DecidedReport,
+    OnVerifierError,
+    Policy,
+    PolicyStore,
+    StreamMode,
+    apply_policy,
+    skipped,
+)
 from proxy.audit.recorder import ResponseRecorder
 from proxy.errors import ProxyError
 from proxy.extensions import RequestContext
@@ -207,7 +215,7 @@ class VerificationService:
 
     async def verify_answer(
         self, answer: str, evidence: tuple[Evidence, ...], policy: Policy, tenant: str | None
-    ) -> ResponseReport:
+    ) -> DecidedReport:
         """The report on an answer the caller brings, as a chat completion's would be: judged
         within the verification timeout, escalated as the policy says, the policy applied. A
         verifier that fails gives ``unverified`` with the reason, not a 500; the policy's
@@ -280,13 +288,12 @@ class VerificationService:
             key_policies=ctx.key_policies,
         )
 
-    def _record_skipped(self, policy: Policy, ctx: RequestContext, answer: str) -> ResponseReport:
+    def _record_skipped(self, policy: Policy, ctx: RequestContext, answer: str) -> DecidedReport:
         """Audit an answer whose caller skipped verification, as the policy allowed."""
-        report = replace(
-            self.verifier.report((), (), {}, time.perf_counter(), error=skipped_reason(policy)),
-            policy=policy.name,
-            shadow=policy.shadow,
+        verified = self.verifier.report(
+            (), (), {}, time.perf_counter(), error=skipped_reason(policy)
         )
+        report = skipped(policy, verified)
         self._recorder.record_response(_response_outcome(ctx, report, answer))
         return report
 
@@ -330,7 +337,7 @@ class VerificationService:
 
 
 def _response_outcome(
-    ctx: RequestContext, report: ResponseReport, answer: str, decided: Outcome | None = None
+    ctx: RequestContext, report: DecidedReport, answer: str, decided: Outcome | None = None
 ) -> ResponseOutcome:
     """The session's outcome (None: verification was skipped) with what the audit record and
     the metrics need besides: who, which API, the prompt and answer (kept only with

@@ -19,6 +19,8 @@ import anyio
 import anyio.to_thread
 
 from policies import (
+    DecidedReport,
+    DecidedSentence,
     Policy,
     ResponseDecision,
     SentenceDecision,
@@ -54,7 +56,7 @@ class Outcome:
     and ``message`` say what the client must get; ``timings``: the verification and policy
     stages (``policy``: deciding the policy)."""
 
-    report: ResponseReport
+    report: DecidedReport
     decision: ResponseDecision
     # Each sentence's decision, by position in ``report.sentences``.
     sentences: tuple[SentenceDecision, ...] = ()
@@ -64,7 +66,7 @@ class Outcome:
         """The report's sentences, each with its decision."""
         return [Sentence(s, d) for s, d in zip(self.report.sentences, self.sentences, strict=True)]
 
-    def shown_as(self, shown: Container[int]) -> ResponseReport:
+    def shown_as(self, shown: Container[int]) -> DecidedReport:
         """The report a client may see: sentences whose text it was not shown are withheld."""
         return replace(
             self.report,
@@ -109,7 +111,7 @@ class VerificationSession:
         self._notes = notes
         self._on_error = on_error
         self._on_unverified = on_unverified
-        self._sentences: list[SentenceAnnotation] = []  # decided, as ``feed`` returned them
+        self._sentences: list[DecidedSentence] = []  # decided, as ``feed`` returned them
         # Each decision made as the answer streamed, by sentence index, with the sentence it
         # was made on: the final report reuses it unless the judge changed the sentence since.
         self._decided: dict[int, Sentence] = {}

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing
 from typing import Protocol
 
+from policies import DecidedReport
 from proxy.errors import ProxyError
 from proxy.streaming import StreamChunk
 from proxy.verification.annotations import UrlCitation
@@ -20,7 +21,6 @@ from proxy.verification.events import (
 from proxy.verification.held import Held
 from proxy.verification.session import Outcome
 from proxy.verification.shapes import CONTENT_FILTER, STOP
-from verifiers import ResponseReport
 
 CLIENT_GONE = "the client went away before verification finished"
 Finished = Callable[[Outcome, str], None]  # called once with the outcome and the full answer
@@ -83,7 +83,7 @@ def block_finish_reason(*, structured: bool, refused: bool) -> str:
 def blocked_end(
     outcome: Outcome,
     separator: str,
-    report: ResponseReport,
+    report: DecidedReport,
     held: Held,
     citations: tuple[UrlCitation, ...],
 ) -> list[StreamEvent]:

@@ -7,6 +7,8 @@ import dataclasses
 
 from policies import (
     Action,
+    DecidedReport,
+    ReportStatus,
     SentenceDecision,
     decide_and_apply,
     delivered_before_block,
@@ -21,7 +23,6 @@ from verifiers import (
     Claim,
     QuoteCheck,
     QuoteStatus,
-    ReportStatus,
     ResponseReport,
     SentenceAnnotation,
     Verdict,
@@ -75,7 +76,7 @@ def test_a_withheld_sentence_keeps_its_verdict_and_loses_its_words() -> None:
 def test_the_decision_is_recorded_on_the_sentence_as_decide_and_apply_records_it() -> None:
     policy = load_policy(PRESETS_DIR / "clinical-strict.yaml")
     sentence = _dose_sentence()
-    report = ResponseReport(ReportStatus.VERIFIED, 0.0, 1.0, False, {}, (sentence,))
+    report = ResponseReport(0.0, 1.0, False, {}, (sentence,))
     applied, _ = decide_and_apply(policy, report)
     (decided,) = applied.sentences
     assert decided.action is not Action.ANNOTATE and decided.rules_fired
@@ -84,8 +85,15 @@ def test_the_decision_is_recorded_on_the_sentence_as_decide_and_apply_records_it
 
 
 def test_a_block_after_delivery_reads_flagged_and_nothing_else_changes() -> None:
-    blocked = ResponseReport(
-        ReportStatus.BLOCKED, 0.0, 1.0, False, {}, (), action=Action.BLOCK, rules_fired=("r",)
+    blocked = DecidedReport(
+        0.0,
+        1.0,
+        False,
+        {},
+        (),
+        status=ReportStatus.BLOCKED,
+        action=Action.BLOCK,
+        rules_fired=("r",),
     )
     after = delivered_before_block(blocked)
     assert (after.status, after.delivered_before_block) == (ReportStatus.FLAGGED, True)

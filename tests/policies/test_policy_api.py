@@ -12,6 +12,8 @@ def test_public_api_is_pinned() -> None:
     assert sorted(policies.__all__) == [
         "Action",
         "Bounds",
+        "DecidedReport",
+        "DecidedSentence",
         "Issue",
         "LegacyCompletions",
         "Match",
@@ -24,6 +26,7 @@ def test_public_api_is_pinned() -> None:
         "PolicyNotFound",
         "PolicyStore",
         "ReplaySummary",
+        "ReportStatus",
         "ResponseDecision",
         "ResponseRule",
         "ResponseWhen",
@@ -43,6 +46,7 @@ def test_public_api_is_pinned() -> None:
         "policy_json_schema_text",
         "record_decision",
         "replay",
+        "skipped",
         "withhold",
     ]
     assert all(hasattr(policies, name) for name in policies.__all__)

@@ -6,6 +6,7 @@ import pytest
 
 from policies import (
     Action,
+    ReportStatus,
     SentenceDecision,
     apply_policy,
     decide_and_apply,
@@ -17,15 +18,7 @@ from policies import (
 )
 from policies.errors import PolicyFileError
 from policies.store import PRESETS_DIR
-from verifiers import (
-    Citation,
-    QuoteCheck,
-    QuoteStatus,
-    ReportStatus,
-    ResponseReport,
-    SentenceAnnotation,
-    Verdict,
-)
+from verifiers import Citation, QuoteCheck, QuoteStatus, ResponseReport, SentenceAnnotation, Verdict
 
 
 def sentence(
@@ -244,7 +237,6 @@ def _report(
     *sentences: SentenceAnnotation, risk: float = 0.0, error: str | None = None
 ) -> ResponseReport:
     return ResponseReport(
-        status=ReportStatus.VERIFIED,
         support=1.0 - risk,
         risk=risk,
         faithful=True,

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from policies import Action, load_policy, replay
+from policies import Action, DecidedReport, DecidedSentence, ReportStatus, load_policy, replay
 from policies.replay import ReportFormatError, decode, read_reports
 from policies.store import PRESETS_DIR
 from verifiers import (
@@ -12,8 +12,6 @@ from verifiers import (
     Claim,
     EvidenceSpan,
     NLILabel,
-    ReportStatus,
-    ResponseReport,
     SentenceAnnotation,
     Verdict,
     to_json,
@@ -42,14 +40,15 @@ def sentence(index: int, verdict: Verdict, harm: int, *, valid: bool = True) -> 
 
 def report(
     *sentences: SentenceAnnotation, status: ReportStatus = ReportStatus.VERIFIED
-) -> ResponseReport:
-    return ResponseReport(
+) -> DecidedReport:
+    """A report as a client read it (recorded with the policy's status)."""
+    return DecidedReport(
         status=status,
         support=0.4,
         risk=0.6,
         faithful=False,
         counts={"supported": 1},
-        sentences=sentences,
+        sentences=tuple(DecidedSentence.of(s, Action.ANNOTATE, ()) for s in sentences),
         latency_ms={"nli": 3.5},
     )
 
@@ -133,7 +132,7 @@ def test_bad_lines_name_their_number(line: str) -> None:
 def test_decode_handles_optional_and_unknown_fields() -> None:
     data = to_json(REPORTS[0])
     data["future_field"] = 1  # newer writers may add fields
-    assert decode(ResponseReport, data) == REPORTS[0]
+    assert decode(DecidedReport, data) == REPORTS[0]
 
 
 def test_an_audit_record_from_protocol_1_reads_its_risk_as_support() -> None:

@@ -1,17 +1,10 @@
-"""Real :class:`verifiers.ResponseReport` objects for the metrics and audit tests."""
+"""Real :class:`policies.DecidedReport` objects (reports as a client reads them, the policy's
+decisions recorded) for the metrics and audit tests."""
 
 from __future__ import annotations
 
-from policies import Action
-from verifiers import (
-    Citation,
-    EvidenceSpan,
-    NLILabel,
-    ReportStatus,
-    ResponseReport,
-    SentenceAnnotation,
-    Verdict,
-)
+from policies import Action, DecidedReport, DecidedSentence, ReportStatus
+from verifiers import Citation, EvidenceSpan, NLILabel, Verdict
 
 
 def sentence(
@@ -22,9 +15,9 @@ def sentence(
     pmids: tuple[str, ...] = (),
     cited: tuple[tuple[str, bool], ...] = (),
     action: Action = Action.ANNOTATE,
-) -> SentenceAnnotation:
+) -> DecidedSentence:
     text = f"Sentence {index}."
-    return SentenceAnnotation(
+    return DecidedSentence(
         index=index,
         text=text,
         start=index * 20,
@@ -45,16 +38,16 @@ def sentence(
 
 
 def report(
-    sentences: tuple[SentenceAnnotation, ...],
+    sentences: tuple[DecidedSentence, ...],
     *,
     status: ReportStatus = ReportStatus.VERIFIED,
     risk: float = 0.0,
     policy: str = "default",
-) -> ResponseReport:
+) -> DecidedReport:
     counts: dict[str, int] = {}
     for s in sentences:
         counts[s.verdict.value] = counts.get(s.verdict.value, 0) + 1
-    return ResponseReport(
+    return DecidedReport(
         status=status,
         support=1.0 - risk,
         risk=risk,

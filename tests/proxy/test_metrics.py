@@ -13,6 +13,7 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from policies import ReportStatus
 from proxy.audit import AuditLog, JsonlSink, ResponseRecorder, read_entries
 from proxy.auth import FileKeyStore, new_key
 from proxy.errors import UpstreamHTTPError, UpstreamProtocolError, UpstreamTimeout
@@ -30,7 +31,7 @@ from proxy.outcome import ResponseOutcome, StageTimings
 from proxy.testing.server_thread import RunningEmulator
 from tests.conftest import ProxyFactory
 from tests.proxy.report_factory import report, sentence
-from verifiers import QuoteCheck, QuoteStatus, ReportStatus, Verdict
+from verifiers import QuoteCheck, QuoteStatus, Verdict
 
 PROXY = Path(__file__).resolve().parents[2] / "proxy"
 

@@ -15,12 +15,13 @@ import httpx
 import pytest
 import yaml
 
+from policies import DecidedReport, ReportStatus
 from proxy.audit import ResponseRecorder
 from proxy.extensions import Extensions, RequestContext
 from proxy.outcome import ResponseOutcome
 from tests.proxy.redis_helpers import free_port
 from tests.proxy.report_factory import report, sentence
-from verifiers import ReportStatus, ResponseReport, Verdict
+from verifiers import Verdict
 
 PROMETHEUS = shutil.which("prometheus") or "/usr/bin/prometheus"
 RULES = Path(__file__).resolve().parents[2] / "dashboards" / "rules" / "recording.yml"
@@ -71,7 +72,7 @@ class ScriptedReports:
         assert self.recorder is not None
         verdicts = SCRIPT[self._next % len(SCRIPT)]
         self._next += 1
-        final: ResponseReport = report(
+        final: DecidedReport = report(
             tuple(sentence(i, v, harm=1 + i % 5) for i, v in enumerate(verdicts)),
             status=ReportStatus.FLAGGED if HALLUCINATED & set(verdicts) else ReportStatus.VERIFIED,
             risk=0.5,

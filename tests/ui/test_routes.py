@@ -19,12 +19,12 @@ import jsonschema
 import pytest
 
 from policies import PolicyStore
+from policies.protocol import load_schema
 from proxy.auth import FileKeyStore, new_key
 from proxy.cli.demo import DEMO_MODEL, load_recorded
 from proxy.testing.server_thread import RunningProxy
 from tests.conftest import ProxyFactory
 from tests.ui.conftest import ReviewedProxy
-from verifiers.schema import load_schema
 
 IBUPROFEN, _, AMOXAPINE, _ = load_recorded()
 FABRICATED = "Amoxapine also halved relapse rates in schizophrenia in a large randomised trial"

@@ -17,7 +17,6 @@ PACKAGE = Path(verifiers.__file__).parent
 
 def test_public_api_is_pinned() -> None:
     assert sorted(verifiers.__all__) == [
-        "Action",
         "BundledNLI",
         "CheckResult",
         "Citation",
@@ -41,7 +40,6 @@ def test_public_api_is_pinned() -> None:
         "QuoteCheck",
         "QuoteSpan",
         "QuoteStatus",
-        "ReportStatus",
         "ResponseReport",
         "SCHEMA_VERSION",
         "SentenceAnnotation",
@@ -60,6 +58,7 @@ def test_public_api_is_pinned() -> None:
         "get_harm_scorer",
         "make_evidence",
         "parse_citations",
+        "protocol_fields",
         "response_risk",
         "response_support",
         "score_harm",

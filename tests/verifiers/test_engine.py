@@ -13,7 +13,7 @@ import httpx
 import pytest
 import respx
 
-from verifiers import Evidence, ReportStatus, Verdict
+from verifiers import Evidence, Verdict
 from verifiers.config import verifier_config
 from verifiers.engine import Verifier
 from verifiers.nli.llm_judge import LLMJudge
@@ -49,7 +49,7 @@ def test_pipeline_verdicts_beyond_nli(
     assert any(c.name == "numbers" and not c.passed and c.detail.startswith("18%") for c in numbers)
     assert report.counts["supported"] == 1 and sum(report.counts.values()) == 5
     assert report.faithful is False
-    assert report.status is ReportStatus.VERIFIED
+    assert report.error is None
     for sentence in report.sentences:
         assert ANSWER[sentence.start : sentence.end] == sentence.text
     span = report.sentences[1].evidence[0]
@@ -120,7 +120,7 @@ def test_nli_failure_is_never_reported_verified(evidence: list[Evidence]) -> Non
     respx.post("http://judge.test/v1/chat/completions").mock(return_value=httpx.Response(503))
     judge = LLMJudge("openai/judge", api_base="http://judge.test/v1", api_key="k", timeout_s=2)
     report = Verifier(judge, selector=WindowSelector()).verify(ANSWER, evidence)
-    assert report.status is ReportStatus.UNVERIFIED and report.error
+    assert report.error
     assert report.faithful is False
     assert Verdict.SUPPORTED not in verdicts(report)
     assert Verdict.INVALID_CITATION in verdicts(report)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from verifiers import Evidence, ReportStatus
+from verifiers import Evidence
 from verifiers.engine import Verifier
 from verifiers.nli.hf_backend import HFNLI
 from verifiers.segment import StreamSegmenter, _pieces, segment
@@ -33,13 +33,12 @@ EVIDENCE = [make_evidence("1", "Metformin", "Metformin lowers HbA1c in adults wi
 def test_verify_stops_at_its_deadline(verifier: Verifier) -> None:
     answer = " ".join(f"Metformin lowers HbA1c by {i} percent [PMID:1]." for i in range(2000))
     report = verifier.verify(answer, EVIDENCE, seconds=0.0)
-    assert report.status is ReportStatus.UNVERIFIED
     assert report.error is not None and "(0 of 2000 sentences verified)" in report.error
 
 
 def test_verify_within_its_deadline_is_verified(verifier: Verifier) -> None:
     report = verifier.verify("Metformin lowers HbA1c [PMID:1].", EVIDENCE, seconds=60)
-    assert report.status is ReportStatus.VERIFIED
+    assert report.error is None
     assert len(report.sentences) == 1
 
 

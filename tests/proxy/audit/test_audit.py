@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 
-from policies import Action
+from policies import Action, ReportStatus
 from proxy.audit import (
     GENESIS,
     AuditLog,
@@ -34,7 +34,7 @@ from proxy.outcome import ResponseOutcome
 from proxy.state import RedisLink, RedisSettings
 from tests.proxy.redis_helpers import SHARED_URL, delete_prefix, fresh_prefix, private_redis
 from tests.proxy.report_factory import report, sentence
-from verifiers import ReportStatus, Verdict
+from verifiers import Verdict
 
 REPORT = report(
     (

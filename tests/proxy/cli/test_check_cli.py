@@ -8,10 +8,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from policies.protocol import load_schema
 from proxy.cli import main
 from verifiers.eval.citations import Item, alter_number, render_answer
 from verifiers.eval.segmentation import gold_boundaries, ours
-from verifiers.schema import load_schema
 from verifiers.windows import make_evidence
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "verification"

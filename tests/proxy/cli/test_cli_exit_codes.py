@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from policies import ReportStatus
 from proxy.cli import build_parser
 from proxy.cli.check import fails
-from verifiers import ReportStatus
 
 REPO = Path(__file__).parents[3]
 EVIDENCE = REPO / "tests" / "fixtures" / "verification" / "evidence.jsonl"

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from policies import Action
+from policies import Action, DecidedReport, DecidedSentence, ReportStatus
 from policies.store import PRESETS_DIR
 from proxy.audit import JsonlSink, build_record
 from proxy.cli import policy
 from proxy.outcome import ResponseOutcome
-from verifiers import ReportStatus, ResponseReport, SentenceAnnotation, Verdict, to_json
+from verifiers import SentenceAnnotation, Verdict, to_json
 
 
 def _run(*argv: str) -> int:
@@ -23,14 +23,14 @@ def _run(*argv: str) -> int:
     return int(args.func(args))
 
 
-def _report() -> ResponseReport:
+def _report() -> DecidedReport:
+    """A report as a client read it."""
     sentences = (
         SentenceAnnotation(0, "Aspirin helps.", 0, 14, Verdict.SUPPORTED, 0.9, harm=4),
         SentenceAnnotation(1, "Take 5 g daily.", 15, 30, Verdict.CONTRADICTED, 0.9, harm=5),
     )
-    return ResponseReport(
-        ReportStatus.VERIFIED, 0.3, 0.7, False, {}, sentences, action=Action.ANNOTATE
-    )
+    decided = tuple(DecidedSentence.of(s, Action.ANNOTATE, ()) for s in sentences)
+    return DecidedReport(0.3, 0.7, False, {}, decided, status=ReportStatus.VERIFIED)
 
 
 def test_validate_presets_and_a_bad_file(

@@ -7,15 +7,15 @@ from dataclasses import replace
 
 import pytest
 
-from policies import Action
+from policies import Action, DecidedReport, ReportStatus
 from proxy.outcome import ResponseOutcome
 from proxy.review.sampling import Sampler
 from proxy.settings.review import VERDICTS, ReviewSettings
 from tests.proxy.report_factory import report, sentence
-from verifiers import Evidence, ReportStatus, ResponseReport, Verdict
+from verifiers import Evidence, Verdict
 
 
-def _outcome(answer: ResponseReport, **changes: object) -> ResponseOutcome:
+def _outcome(answer: DecidedReport, **changes: object) -> ResponseOutcome:
     return ResponseOutcome("req-1", "clinic", "gpt-test", answer, **changes)  # type: ignore[arg-type]
 
 

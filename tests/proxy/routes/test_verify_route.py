@@ -12,8 +12,8 @@ import httpx
 import jsonschema
 import pytest
 
+from policies.protocol import load_schema
 from proxy.testing.server_thread import RunningProxy
-from verifiers.schema import load_schema
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "verification"
 EVIDENCE = [json.loads(line) for line in (FIXTURES / "evidence.jsonl").read_text().splitlines()]

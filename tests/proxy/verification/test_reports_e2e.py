@@ -19,12 +19,12 @@ import jsonschema
 import openai
 import pytest
 
+from policies.protocol import load_schema
 from proxy.auth import FileKeyStore, new_key
 from proxy.testing.server_thread import RunningEmulator, RunningProxy
 from tests.conftest import ProxyFactory
 from tests.proxy.ibuprofen import DOC, DOCUMENTS, FABRICATED, QUESTION, SUPPORTED, VERIFICATION
 from tests.proxy.redis_helpers import SHARED_URL, delete_prefix, fresh_prefix
-from verifiers.schema import load_schema
 
 ANSWER = f"{SUPPORTED} {FABRICATED}"
 TOOL = {

@@ -17,6 +17,7 @@ import openai
 import pytest
 from pydantic import BaseModel
 
+from policies.protocol import load_schema
 from proxy.testing.server_thread import RunningEmulator, RunningProxy
 from tests.conftest import ProxyFactory
 from tests.proxy.ibuprofen import (
@@ -27,7 +28,6 @@ from tests.proxy.ibuprofen import (
     VERIFICATION,
     WRONG_DOSE,
 )
-from verifiers.schema import load_schema
 
 TOOLS = [
     {

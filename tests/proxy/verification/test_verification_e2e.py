@@ -28,7 +28,7 @@ from tests.proxy.ibuprofen import (
 
 ProxyFactory = Callable[..., RunningProxy]
 
-SCHEMAS = Path(__file__).parents[3] / "verifiers" / "schema"
+SCHEMAS = Path(__file__).parents[3] / "policies" / "protocol"
 
 
 def _client(proxy: RunningProxy) -> openai.OpenAI:
