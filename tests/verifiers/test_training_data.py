@@ -160,3 +160,23 @@ def test_every_perturbation_runs_on_every_corpus() -> None:
             for rule in PERTURBATIONS.values():
                 made = rule(text, context, rng)
                 assert made is None or made != text
+
+
+def test_pairs_are_counted_per_source_with_the_replay_apart() -> None:
+    from verifiers.training.examples import ENTAILMENT, Example
+
+    def rows(source: str, n: int) -> list[Example]:
+        return [Example("p", f"h{i}", ENTAILMENT, source, f"{source}:{i}") for i in range(n)]
+
+    general = dataset.Splits(rows("lingnli", 12) + rows("sick", 6), [])
+    biomedical = dataset.Splits(rows("scifact", 30) + rows("scifact+deleted", 4), [])
+    data = dataset.StageData(general, biomedical, dataset.rehearse(biomedical, general))
+    assert data.rehearsed == 34 // 6
+    assert data.by_source() == {
+        "general": {"lingnli": 12, "sick": 6},
+        "biomedical": {"scifact": 30, "scifact+deleted": 4, "replayed": 5},
+    }
+    table = data.table().splitlines()
+    assert table[0] == "general: 18 training pairs"
+    assert "biomedical: 39 training pairs" in table
+    assert any(line.split() == ["scifact+deleted", "4"] for line in table)
