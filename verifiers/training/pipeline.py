@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from verifiers.engine import Verifier
+from verifiers.errors import ResumeMismatch
 from verifiers.nli.bundled import CONFIG_FILE, BundledNLI, load_tokenizer
 from verifiers.training import benchmarks, card, confidence
 from verifiers.training.aggregate import RuleChoice, choose_rule
@@ -89,6 +90,7 @@ def run(config: PipelineConfig) -> Path:
     work = config.work_dir
     if not config.resume and work.exists():
         shutil.rmtree(work)
+    _mark_data(config)
     tokenizer_path = config.base_path / TOKENIZER_FILE
 
     data = stage_data(config)
@@ -174,6 +176,30 @@ def run(config: PipelineConfig) -> Path:
     _fit_confidence(out, config)
     card.write(out)
     return out
+
+
+RUN_FILE = "run.json"
+
+
+def _mark_data(config: PipelineConfig) -> None:
+    """Records in the work directory what decides the pairs, and refuses to resume a run under
+    other settings: its checkpoints count steps through the pairs it was started with."""
+    settings = {
+        "recipe": config.recipe,
+        "max_length": config.max_length,
+        "max_pairs": config.max_pairs,
+        "seed": config.seed,
+    }
+    marker = config.work_dir / RUN_FILE
+    if marker.exists():
+        started = json.loads(marker.read_text(encoding="utf-8"))
+        if started != settings:
+            raise ResumeMismatch(
+                f"{config.work_dir} holds a run started with {started}, not {settings}: "
+                "resume with those settings, or use another --work-dir"
+            )
+    config.work_dir.mkdir(parents=True, exist_ok=True)
+    marker.write_text(json.dumps(settings) + "\n", encoding="utf-8")
 
 
 def _fit_confidence(out: Path, config: PipelineConfig) -> None:
