@@ -38,6 +38,7 @@ from typing import Any
 import httpx
 import openai
 import pytest
+from pydantic import BaseModel
 
 from proxy.testing.server_thread import RunningEmulator, RunningProxy
 from scripts.client_matrix import DOC, RESULTS, render, replace_table
@@ -90,6 +91,12 @@ class Result:
 
 
 Operation = Callable[[], Result]
+
+
+class Finding(BaseModel):
+    """The structured answer instructor's rows ask for."""
+
+    answer: str
 
 
 def run_clients(proxy: RunningProxy, headers: dict[str, str]) -> list[dict[str, Any]]:
@@ -314,22 +321,23 @@ def python_operations(
         cited = _li_citations(last.additional_kwargs)
         return Result(str(last.message.content), report, via, cited, li_cited_via)
 
+    def instructor_client(mode: Any) -> Any:
+        """instructor over the app's openai client (imported here: only these rows need it)."""
+        import instructor
+
+        return instructor.from_openai(sdk, mode=mode)
+
     def instructor_create(mode: Any, **options: Any) -> Operation:
         """``create(response_model=...)`` as an app calls it (instructor's default retries
         unless ``options`` say otherwise); the report through ``create_with_completion``, or,
         declined, by the app's own ``X-Request-Id``. Blocked, TOOLS mode raises on the refusal;
         a JSON mode reads only ``content``, so the refusal is reached through the exception's
         ``last_completion``."""
-        import instructor
         from instructor.core import InstructorRetryException
-        from pydantic import BaseModel
 
         from veriproxy.client import fetch_report
 
-        class Finding(BaseModel):
-            answer: str
-
-        client = instructor.from_openai(sdk, mode=mode)
+        client = instructor_client(mode)
 
         def run() -> Result:
             before = upstream_calls()
@@ -376,15 +384,9 @@ def python_operations(
     def instructor_partial(mode: Any) -> Operation:
         """``create_partial(response_model=...)``: the object as it streams, the last partial
         the whole; the report by the app's own ``X-Request-Id``."""
-        import instructor
-        from pydantic import BaseModel
-
         from veriproxy.client import fetch_report
 
-        class Finding(BaseModel):
-            answer: str
-
-        client = instructor.from_openai(sdk, mode=mode)
+        client = instructor_client(mode)
 
         def run() -> Result:
             before = upstream_calls()
