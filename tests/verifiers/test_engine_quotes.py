@@ -150,7 +150,8 @@ def test_quotes_are_checked_when_nli_cannot_run(evidence: list[Evidence]) -> Non
     misquote = POSITIVE.replace("128", "182")
     visible, quotes = strip_quotes(f'Most tested positive [PMID:{CRUISE} "{misquote}"].')
     report = Verifier(judge, selector=WindowSelector()).verify(visible, evidence, quotes=quotes)
-    assert report.error and report.status.value == "unverified"
+    # The verifier says why it did not run in full; a policy then reports it unverified.
+    assert report.error
     (sentence,) = report.sentences
     assert sentence.citations[0].quote == misquote
     assert sentence.quotes[0].status is QuoteStatus.MISQUOTE
