@@ -52,6 +52,7 @@ from starlette.types import Receive, Scope, Send
 
 from proxy.testing import hostile
 from proxy.testing.emulator_api import ApiRoutes
+from proxy.testing.emulator_responses import content_text
 
 Reply = str | Callable[[Mapping[str, Any]], str] | None
 JSON = "application/json"
@@ -450,12 +451,7 @@ def _pieces(text: str, size: int) -> list[str]:
 
 
 def _text_of(message: Mapping[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    return ""
+    return content_text(message.get("content"))
 
 
 def _last_user_text(messages: list[Mapping[str, Any]]) -> str:

@@ -173,17 +173,24 @@ def pieces(text: str) -> list[str]:
     return [w + (_TOKEN_SPLIT if i < len(words) - 1 else "") for i, w in enumerate(words)]
 
 
+def content_text(content: object) -> str:
+    """A message's text: a string, or its content parts' texts joined ('' for anything else)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return ""
+
+
 def last_input_text(value: object) -> str:
     """The last user text of a Responses ``input``: a string, or a list of message items."""
     if isinstance(value, str):
         return value
     for item in reversed(value if isinstance(value, list) else []):
-        if isinstance(item, dict) and item.get("role", "user") == "user":
-            content = item.get("content")
-            if isinstance(content, str):
-                return content
-            if isinstance(content, list):
-                return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+        if not isinstance(item, dict) or item.get("role", "user") != "user":
+            continue
+        if isinstance(content := item.get("content"), str | list):
+            return content_text(content)
     return ""
 
 
