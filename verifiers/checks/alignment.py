@@ -252,6 +252,7 @@ def _results(alignment: _Alignment, pmid: str, text: str, negated: bool) -> list
     flip = flips[0] if len(flips) == 1 else None
     # The comparison's sides swapped: a change on its own, a restatement with its word flipped.
     swapped = len(flips) <= 1 and _sides_swapped(alignment, flip)
+    claim_words, evidence_words = set(_keys(alignment.claim)), set(_keys(alignment.evidence))
     for diff in alignment.differences:
         if _changed_number(diff):
             changes.append(f"another number: {diff}")
@@ -259,7 +260,7 @@ def _results(alignment: _Alignment, pmid: str, text: str, negated: bool) -> list
             continue  # its words are the sides'
         elif _flipped(diff) is not None:
             (unstated if negated else changes).append(f"the other way: {diff}")
-        elif _renamed(diff, set(_keys(alignment.claim)), set(_keys(alignment.evidence))):
+        elif _renamed(diff, claim_words, evidence_words):
             unstated.append(f"another name: {diff}")
     if swapped and flip is None:
         changes.append("the sides of the comparison the other way round")
@@ -292,13 +293,13 @@ def check_alignment(claim: str, sentences: Sequence[tuple[str, str]]) -> list[Ch
     """Align the claim with the evidence sentences (PMID, text) it shares most words with and
     report the changes of the closest copy (see the module's docstring); a copy without a
     change wins a tie. Empty when none is a near copy."""
-    words = _words(claim)
+    words, negated = _words(claim), is_negated(claim)
     best: tuple[int, int, list[CheckResult]] | None = None
     for pmid, text in _nearest(claim, sentences):
         alignment = _align(words, _words(text))
         if alignment.copied < NEAR_COPY * len(words):
             continue
-        results = _results(alignment, pmid, text, negated=is_negated(claim))
+        results = _results(alignment, pmid, text, negated=negated)
         failed = sum(not r.passed for r in results)
         if best is None or (alignment.copied, -failed) > best[:2]:
             best = (alignment.copied, -failed, results)
