@@ -313,10 +313,20 @@ class ResponseReport:
         return dataclasses.replace(self, faithful=False, error=error)
 
 
-def protocol_fields(cls: type[Any]) -> list[dataclasses.Field[Any]]:
+def protocol_fields(cls: type[Any]) -> tuple[dataclasses.Field[Any], ...]:
     """A report structure's fields in the protocol's order. A layer above that extends one
     (the policy's decisions) places each field it adds with ``metadata={"after": name}``: after
     the field ``name``, first for ``None``; a field without it comes last."""
+    known = _PROTOCOL_FIELDS.get(cls)
+    if known is None:  # once per class: to_json asks for every object of every report
+        known = _PROTOCOL_FIELDS[cls] = _ordered_fields(cls)
+    return known
+
+
+_PROTOCOL_FIELDS: dict[type[Any], tuple[dataclasses.Field[Any], ...]] = {}
+
+
+def _ordered_fields(cls: type[Any]) -> tuple[dataclasses.Field[Any], ...]:
     fields: list[dataclasses.Field[Any]] = []
     for f in dataclasses.fields(cls):
         if "after" not in f.metadata:
@@ -325,7 +335,7 @@ def protocol_fields(cls: type[Any]) -> list[dataclasses.Field[Any]]:
         after = f.metadata["after"]
         at = 0 if after is None else [g.name for g in fields].index(after) + 1
         fields.insert(at, f)
-    return fields
+    return tuple(fields)
 
 
 def to_json(obj: Any) -> Any:
