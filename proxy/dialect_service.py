@@ -52,7 +52,7 @@ from proxy.metrics import Metrics
 from proxy.passthrough import PassthroughService
 from proxy.protocol import ChatRequest
 from proxy.scrub import Scrubber
-from proxy.streaming import DONE, StreamChunk, error_event, frame_sse
+from proxy.streaming import DONE, StreamChunk, error_event, frame_sse, json_bytes
 from proxy.upstream import LiteLLMUpstream, Route, UpstreamRouter
 from proxy.verification.chat_stream import EventChunk, report_payload, sentence_payload
 from proxy.verification.chunks import content_of
@@ -271,7 +271,7 @@ class DialectService:
         return call.dialect.apply(data, text, None, unverified(reason), whole=True)
 
     def _encode(self, data: Mapping[str, Any]) -> bytes:
-        return self._scrubber.raw(json.dumps(data, ensure_ascii=False).encode())
+        return self._scrubber.raw(json_bytes(data))
 
     async def open_stream(self, call: DialectCall) -> AsyncIterator[bytes]:
         """The client's byte stream; upstream errors before it starts raise (an HTTP error)."""
@@ -445,5 +445,4 @@ class _Writer:
             payload["sequence_number"] = self._number
             self._number += 1
             head = f"event: {payload.get('type')}\n".encode()
-        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-        return self._scrubber.raw(head + b"data: " + text.encode() + b"\n\n")
+        return self._scrubber.raw(head + b"data: " + json_bytes(payload) + b"\n\n")

@@ -69,8 +69,13 @@ def json_bytes(data: object) -> bytes:
 def _utf8(json_text: str) -> bytes:
     """Encode JSON text; a lone surrogate (an upstream may send ``"\\ud800"``) is written back as
     the same ``\\uXXXX`` escape it came in as (it can only sit inside a JSON string), instead of
-    failing the response."""
-    return json_text.encode("utf-8", "backslashreplace")
+    failing the response. U+0085, U+2028 and U+2029 are escaped too: SSE lines end only at CR
+    or LF, but ``str.splitlines`` and httpx's ``iter_lines`` also cut at these, which would cut
+    an event's JSON in two for a client that reads lines so."""
+    return json_text.translate(_LINE_SEPARATORS).encode("utf-8", "backslashreplace")
+
+
+_LINE_SEPARATORS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
 
 
 def error_event(body: Mapping[str, Any]) -> bytes:

@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from starlette.responses import PlainTextResponse
 
@@ -216,6 +216,10 @@ def test_raw_bodies(proxy_url: str, client: httpx.Client, path: str, raw: bytes)
 
 @FUZZ
 @given(body=unicode_chat)
+# Found by this test: a streamed U+0085 (NEL) cut the event where str.splitlines reads a line.
+@example(
+    body={"model": "gpt-test", "messages": [{"role": "user", "content": "0\x850"}], "stream": True}
+)
 def test_unicode_and_real_text_chat(
     proxy_url: str, client: httpx.Client, body: dict[str, Any]
 ) -> None:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 
 import pytest
 
 from proxy.errors import UpstreamProtocolError
-from proxy.streaming import SSEFramer, SSEResponse, StreamChunk, frame_sse
+from proxy.streaming import SSEFramer, SSEResponse, StreamChunk, frame_sse, json_bytes
 
 
 def test_framer_keeps_exact_bytes_across_reads() -> None:
@@ -102,3 +103,14 @@ async def test_body_closed_even_if_never_iterated() -> None:
 
     await SSEResponse(body)({"type": "http"}, receive, send)  # type: ignore[arg-type]
     assert body.closed.is_set()
+
+
+@pytest.mark.parametrize("separator", ["\x85", "\u2028", "\u2029"])
+def test_unicode_line_separators_never_cut_an_event(separator: str) -> None:
+    # str.splitlines and httpx's iter_lines cut at these; SSE does not, so they go escaped.
+    data = {"content": f"0{separator}0", "nested": [f"a{separator}"]}
+    event = StreamChunk.from_data(data).raw.decode("utf-8")
+    (line, blank) = event.splitlines()
+    assert blank == "" and json.loads(line.removeprefix("data: ")) == data
+    assert json.loads(json_bytes(data).decode("utf-8")) == data
+    assert separator not in json_bytes(data).decode("utf-8")
