@@ -25,6 +25,7 @@ sides (or at the claim's start or end).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -78,6 +79,9 @@ class _Difference:
     ours: tuple[str, ...]  # the claim's words there, as written
     theirs: tuple[str, ...]
     inner: bool = True  # copied words on both sides (else at the claim's start or end)
+    # At the claim's edge, facing as many evidence words as it has, of a longer run: only a
+    # changed name is read there ("DNA is" facing "TH1579 as" of "we describe TH1579 as").
+    facing: bool = False
 
     def __str__(self) -> str:
         ours, theirs = " ".join(self.ours), " ".join(self.theirs)
@@ -140,6 +144,12 @@ def _align(claim: list[str], evidence: list[str]) -> _Alignment:
             # The claim opens or ends with its change, one word for one: held on one side,
             # a difference of another length could face any of the evidence's words.
             differences.append(_Difference(ours, tuple(evidence[j1:j2]), inner=False))
+        elif after and opens and j2 - j1 > i2 - i1:
+            facing = tuple(evidence[j2 - (i2 - i1) : j2])  # the words right before the copy
+            differences.append(_Difference(ours, facing, inner=False, facing=True))
+        elif before and ends and j2 - j1 > i2 - i1:
+            facing = tuple(evidence[j1 : j1 + (i2 - i1)])  # the words right after the copy
+            differences.append(_Difference(ours, facing, inner=False, facing=True))
     blocks = [b for b in matcher.get_matching_blocks() if b.size]
     if not blocks:
         return _Alignment(claim, evidence, [], 0, [])
@@ -191,21 +201,40 @@ def _is_name(word: str) -> bool:
     return has_letters and coded and not _ROMAN.fullmatch(word)
 
 
-def _renamed(diff: _Difference, claim: set[str], evidence: set[str]) -> bool:
-    """The difference puts another name where the evidence has one: not a plural, nor a more
-    or less specific form of it ("H2AX" in "gH2AX", "CYP" in "CYP3A4"), nor two names both
-    texts hold in another order ("AVP is the homolog of AVT" for "AVT is ... of AVP"). Held on
-    one side only, a name the evidence sentence uses elsewhere is no swap."""
+def _same_name(ours: str, theirs: str) -> bool:
+    """Two spellings of one name: a plural, a lower-case prefix ("lncRNAs" and "RNAs", "gH2AX"
+    and "H2AX"), a lower-case or hyphenated ending ("TNFa", "COVID-19"), or one inside the
+    other. A name that extends another with capitals or digits is a more specific one, and
+    not the same ("CYP3A4" is not "CYP", "SCUBE3" not "SCUBE", "L124D" not "L124")."""
+    a, b = ours.casefold(), theirs.casefold()
+    if a in (b, b + "s", b + "es") or b in (a + "s", a + "es"):
+        return True
+    short, longer = (ours, theirs) if len(a) < len(b) else (theirs, ours)
+    key = longer.casefold()
+    if key.startswith(short.casefold()):
+        rest = longer[len(short) :]
+        return rest.startswith("-") or rest.islower()
+    if key.endswith(short.casefold()):
+        return longer[: len(longer) - len(short)].islower()
+    return short.casefold() in key
+
+
+def _renamed(
+    diff: _Difference, claim: Counter[str], span: Counter[str], evidence: set[str]
+) -> bool:
+    """The difference puts another name where the evidence has one: not another spelling of
+    it (``_same_name``), nor two names the claim and the evidence it faces hold as often, in
+    another order ("AVP is the homolog of AVT" for "AVT is ... of AVP"). Held on one side only,
+    a name the evidence sentence uses elsewhere is no swap."""
     if len(diff.ours) != len(diff.theirs):
         return False
     for ours, theirs in zip(diff.ours, diff.theirs, strict=True):
         a, b = ours.casefold(), theirs.casefold()
-        if a in b or b in a or not (_is_name(ours) and _is_name(theirs)):
+        if not (_is_name(ours) and _is_name(theirs)) or _same_name(ours, theirs):
             continue
-        if (a in evidence and b in claim) or (not diff.inner and a in evidence):
+        if all(claim[n] == span[n] for n in (a, b)) or (not diff.inner and a in evidence):
             continue
-        if a not in (b + "s", b + "es") and b not in (a + "s", a + "es"):
-            return True
+        return True
     return False
 
 
@@ -248,19 +277,23 @@ def _results(alignment: _Alignment, pmid: str, text: str, negated: bool) -> list
     quoted = f": \u201c{text.strip()[:160]}\u201d"
     changes: list[str] = []
     unstated: list[str] = []
-    flips = [f for d in alignment.differences if (f := _flipped(d)) is not None]
+    flips = [f for d in alignment.differences if not d.facing and (f := _flipped(d)) is not None]
     flip = flips[0] if len(flips) == 1 else None
     # The comparison's sides swapped: a change on its own, a restatement with its word flipped.
     swapped = len(flips) <= 1 and _sides_swapped(alignment, flip)
-    claim_words, evidence_words = set(_keys(alignment.claim)), set(_keys(alignment.evidence))
+    claim_words, span_words = Counter(_keys(alignment.claim)), Counter(_keys(alignment.span))
+    evidence_words = set(_keys(alignment.evidence))
     for diff in alignment.differences:
-        if _changed_number(diff):
+        if diff.facing:
+            if _renamed(diff, claim_words, span_words, evidence_words):
+                unstated.append(f"another name: {diff}")
+        elif _changed_number(diff):
             changes.append(f"another number: {diff}")
         elif swapped:
             continue  # its words are the sides'
         elif _flipped(diff) is not None:
             (unstated if negated else changes).append(f"the other way: {diff}")
-        elif _renamed(diff, claim_words, evidence_words):
+        elif _renamed(diff, claim_words, span_words, evidence_words):
             unstated.append(f"another name: {diff}")
     if swapped and flip is None:
         changes.append("the sides of the comparison the other way round")

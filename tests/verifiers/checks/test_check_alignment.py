@@ -235,3 +235,70 @@ def test_two_names_in_another_order_are_no_swap() -> None:
                  "vasopressin (AVP).")]  # fmt: skip
     claim = "Arginine vasopressin (AVP) is the mammalian homolog of arginine vasotocin (AVT)."
     assert _failed(claim, evidence) == []
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "failed"),
+    [
+        # A name that extends the other with capitals or digits names something more specific.
+        (
+            "Variants in CYP reduce the clearance of tacrolimus in kidney recipients.",
+            "Variants in CYP3A4 reduce the clearance of tacrolimus in kidney recipients.",
+            ALIGNED_UNSTATED,
+        ),
+        (
+            "Variants in CYP3A4 reduce the clearance of tacrolimus in kidney recipients.",
+            "Variants in CYP reduce the clearance of tacrolimus in kidney recipients.",
+            ALIGNED_UNSTATED,
+        ),
+        (
+            "The L124 mutation abolished binding of the protein to anionic membranes.",
+            "The L124D mutation abolished binding of the protein to anionic membranes.",
+            ALIGNED_UNSTATED,
+        ),
+        # A hyphenated or lower-case ending, or a lower-case prefix, spells the same name.
+        (
+            "Patients with COVID admitted to intensive care had higher D-dimer levels.",
+            "Patients with COVID-19 admitted to intensive care had higher D-dimer levels.",
+            None,
+        ),
+        (
+            "Serum TNFa levels fell after treatment with the antibody in every patient.",
+            "Serum TNF levels fell after treatment with the antibody in every patient.",
+            None,
+        ),
+    ],
+)
+def test_a_more_specific_name_is_another_name(claim: str, evidence: str, failed) -> None:
+    assert _failed(claim, [("x", evidence)]) == ([failed] if failed else [])
+
+
+def test_a_name_the_evidence_holds_elsewhere_but_not_as_often_is_a_swap() -> None:
+    # "S1P2" is in the sentence (as the exception), "S1P1" twice where the claim has it once.
+    evidence = [
+        ("x", "Fingolimod is an agonist of all S1P receptors except S1P2, and a functional "
+         "antagonist of S1P1 by induction of irreversible S1P1 internalization.")
+    ]  # fmt: skip
+    claim = (
+        "Fingolimod is a functional antagonist of S1P1 by induction of irreversible S1P2 "
+        "internalization."
+    )
+    assert _failed(claim, evidence) == [ALIGNED_UNSTATED]
+    restated = "Fingolimod is a functional antagonist of S1P1 by induction of irreversible S1P1 "
+    assert _failed(restated + "internalization.", evidence) == []
+
+
+def test_a_claim_opening_with_another_name_than_the_words_it_faces() -> None:
+    # The evidence's run before the copied words is longer than the claim's: the claim's
+    # opening words face as many of its last ones.
+    evidence = [
+        ("x", "Furthermore, we describe TH1579 as a best-in-class MTH1 inhibitor with potent "
+         "anticancer activity in vivo.")
+    ]  # fmt: skip
+    assert _failed("DNA is a best-in-class MTH1 inhibitor with potent anticancer activity.",
+                   evidence) == [ALIGNED_UNSTATED]  # fmt: skip
+    assert _failed("TH1579 is a best-in-class MTH1 inhibitor with potent anticancer activity.",
+                   evidence) == []  # fmt: skip
+    # Only a changed name is read there: other facing words are a rewording.
+    assert _failed("It is a best-in-class MTH1 inhibitor with potent anticancer activity.",
+                   evidence) == []  # fmt: skip
