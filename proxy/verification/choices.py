@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import aclosing
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from policies import Action, DecidedReport
@@ -28,7 +28,7 @@ from proxy.settings.retrieval import QuoteDisplay
 from proxy.streaming import StreamChunk
 from proxy.verification import render
 from proxy.verification.answers import AnswerTexts, Unverifiable, UnverifiedReason
-from proxy.verification.completion import choice_texts
+from proxy.verification.completion import verify_choice
 from proxy.verification.events import (
     Finish,
     Opened,
@@ -39,7 +39,6 @@ from proxy.verification.events import (
     Usage,
 )
 from proxy.verification.logprobs import token_entries
-from proxy.verification.quotes import strip_entry
 from proxy.verification.redact import enforce_on_choice
 from proxy.verification.session import Outcome, VerificationSession
 from proxy.verification.shapes import (
@@ -144,15 +143,14 @@ class _Others:
             outcome = session.stop(f"the stream stopped before choice {choice.index} was complete")
             texts = AnswerTexts()
         else:
-            entry, taken = strip_entry(entry, quotes, json_content=False)
-            shape = ChoiceShape(choice.index, entry["message"])
-            texts = replace(choice_texts(shape, json_content=False), quotes=taken)
             gaps = tuple(
                 Unverifiable(UnverifiedReason.UNSUPPORTED_SHAPE, r)
                 for r in dict.fromkeys(choice.reasons)
             )
-            texts = replace(texts, unverifiable=(*texts.unverifiable, *gaps))
-            outcome = await session.verify(texts)
+            shape = ChoiceShape(choice.index, entry["message"])
+            entry, texts, outcome = await verify_choice(
+                entry, shape, session, quotes, json_content=False, unverifiable=gaps
+            )
         shown, report = enforce_on_choice(entry, choice.index, outcome, session, texts)
         assert isinstance(shown, Mapping)  # ``entry`` is an object, so is what comes back
         return outcome, shown, report, texts.text or "".join(choice.text)

@@ -28,7 +28,7 @@ from proxy.verification.quotes import strip_entry
 from proxy.verification.redact import enforce_on_choice
 from proxy.verification.session import Outcome, VerificationSession
 from proxy.verification.shapes import NO_TEXT, ChoiceShape, choice_shapes
-from verifiers import to_json
+from verifiers import StrippedQuote, to_json
 
 # Most severe first: the header of a completion with several choices shows the worst.
 SEVERITY = (
@@ -74,11 +74,9 @@ async def verify_completion(
         session = new_session(shape.index)
         first = first or session
         entry = entries[position] if position < len(entries) else None
-        entry, taken = strip_entry(entry, quotes, json_content=json_content)
-        if taken and isinstance(entry, Mapping):
-            shape = replace(shape, message=entry["message"])
-        texts = replace(choice_texts(shape, json_content=json_content), quotes=taken)
-        outcome = await session.verify(texts)
+        entry, texts, outcome = await verify_choice(
+            entry, shape, session, quotes, json_content=json_content
+        )
         record(outcome, texts.text)
         choice, report = enforce_on_choice(
             entry, shape.index, outcome, session, texts, structured=structured
@@ -101,6 +99,43 @@ async def verify_completion(
             for c, r in zip(body["choices"], reports, strict=False)
         ]
     return VerifiedCompletion(body, _headers(reports, gaps), reports[0], first)
+
+
+async def verify_choice(
+    entry: object,
+    shape: ChoiceShape,
+    session: VerificationSession,
+    quotes: QuoteDisplay,
+    *,
+    json_content: bool,
+    unverifiable: tuple[Unverifiable, ...] = (),
+) -> tuple[object, AnswerTexts, Outcome]:
+    """One choice verified with its quotes taken out as the client reads them (``quotes``):
+    the entry the client may get, the texts verified and the outcome. ``unverifiable``: what
+    of the choice the reader already knows it could not read.
+
+    When not one sentence was verified (the verifier failed, or ran out of time before its
+    first sentence), no annotation will carry the quotes, so the choice keeps them in its
+    text: a quote the model wrote is never lost to the client."""
+    stripped, taken = strip_entry(entry, quotes, json_content=json_content)
+    shown = shape
+    if taken and isinstance(stripped, Mapping):
+        shown = replace(shape, message=stripped["message"])
+    texts = _texts(shown, json_content, unverifiable, taken)
+    outcome = await session.verify(texts)
+    if taken and not outcome.report.sentences:
+        return entry, _texts(shape, json_content, unverifiable), outcome
+    return stripped, texts, outcome
+
+
+def _texts(
+    shape: ChoiceShape,
+    json_content: bool,
+    unverifiable: tuple[Unverifiable, ...],
+    quotes: tuple[StrippedQuote, ...] = (),
+) -> AnswerTexts:
+    texts = choice_texts(shape, json_content=json_content)
+    return replace(texts, quotes=quotes, unverifiable=(*texts.unverifiable, *unverifiable))
 
 
 def choice_texts(shape: ChoiceShape, *, json_content: bool) -> AnswerTexts:

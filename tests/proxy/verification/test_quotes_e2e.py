@@ -49,12 +49,17 @@ sentence_rules:
 """
 
 
-def _proxy(upstream: RunningEmulator, policies: Path, **citations: str) -> Iterator[RunningProxy]:
+def _proxy(
+    upstream: RunningEmulator, policies: Path, timeout: float | None = None, **citations: str
+) -> Iterator[RunningProxy]:
+    verification: dict[str, Any] = {**VERIFICATION, "policies_dir": str(policies)}
+    if timeout is not None:
+        verification["timeout_seconds"] = timeout
     settings = settings_from_mapping(
         {
             "default_upstream": {"base_url": upstream.base_url},
             "retrieval": {"enabled": False, "citations": citations},
-            "verification": {**VERIFICATION, "policies_dir": str(policies)},
+            "verification": verification,
         },
         environ={},
     )
@@ -78,6 +83,12 @@ def stripping(_emulator_server: RunningEmulator, policies: Path) -> Iterator[Run
 @pytest.fixture(scope="module")
 def keeping(_emulator_server: RunningEmulator, policies: Path) -> Iterator[RunningProxy]:
     yield from _proxy(_emulator_server, policies, quotes_in_text="keep")
+
+
+@pytest.fixture(scope="module")
+def timing_out(_emulator_server: RunningEmulator, policies: Path) -> Iterator[RunningProxy]:
+    """A verifier with no time to verify one sentence (the default policy fails open)."""
+    yield from _proxy(_emulator_server, policies, timeout=0.000001)
 
 
 def _options(policy: str | None = None, documents: Any = DOCUMENTS) -> dict[str, Any]:
@@ -350,3 +361,20 @@ def test_legacy_completions_read_the_bare_citation_too(
         text, report = completion.choices[0].text, (completion.model_extra or {})["verification"]
     assert text == SHOWN
     assert report["sentences"][0]["quotes"][0]["status"] == "found"
+
+
+def test_a_quote_nothing_verified_stays_in_the_text(
+    timing_out: RunningProxy, emulator: RunningEmulator
+) -> None:
+    # No annotation carries a quote of an answer whose verification did not reach one
+    # sentence, so the text keeps it: the client loses no word the model wrote.
+    emulator.emulator.reply = QUOTED
+    completion = _chat(timing_out)
+    message = completion.choices[0].message
+    report = (completion.model_extra or {})["verification"]
+    assert report["status"] != "verified" and report["error"] and report["sentences"] == []
+    assert message.content == QUOTED and message.annotations is None
+    # The other choices of a stream are verified whole at its end, and keep theirs too.
+    chunks = list(_chat(timing_out, stream=True, n=2))
+    second = [c for ch in chunks for c in ch.choices if c.index == 1]
+    assert "".join(c.delta.content or "" for c in second) == QUOTED
