@@ -57,6 +57,9 @@ class Annotate:
             if not opened:
                 opened = True
                 yield Opened(template_of(data))
+            if self._session.error is not None and (kept := held.keep_quotes()):
+                self._sent.append(kept)
+                yield Content(kept)
             delta, now = held.collect(data)
             if now is not None and now == data:
                 yield Forward(chunk)

@@ -104,6 +104,14 @@ class Held:
         self._quotes.extend(rest.quotes)
         return rest.text
 
+    def keep_quotes(self) -> str:
+        """Verification stopped: no annotation will carry a quote from here on, so the text
+        keeps them (nothing the model wrote is lost). Returns what the stripper held, as
+        written; empty once called."""
+        rest = self._stripper.stop()
+        self._quotes.clear()  # they would never reach the verifier
+        return rest.text
+
     def take_quotes(self) -> tuple[StrippedQuote, ...]:
         """The quotes taken out of the text read since the last call (for the verifier)."""
         taken, self._quotes = tuple(self._quotes), []

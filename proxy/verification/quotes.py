@@ -84,3 +84,10 @@ class StreamQuotes:
 
     def flush(self) -> Stripped:
         return self._stripper.flush() if self._stripper is not None else Stripped("")
+
+    def stop(self) -> Stripped:
+        """Strip no more: what was held, released as written (an open bracket); the text from
+        here on passes as it comes."""
+        rest = self.flush()
+        self._stripper = None
+        return rest
