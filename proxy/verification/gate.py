@@ -10,7 +10,8 @@ the upstream is done and released whole, redacted value by value; a block releas
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any
 
 from policies import Action
 from proxy.streaming import StreamChunk
@@ -148,9 +149,16 @@ class Gate:
         return out
 
     def _remainder(self) -> list[StreamEvent]:
-        """The text after the last sentence (it holds none), with its logprobs."""
+        """The text after the last sentence verified, with its logprobs. When verification
+        stopped before it (the policy let it through unverified), no annotation will carry its
+        quotes, so it goes with them as the model wrote them (and without logprobs, which
+        spelled the stripped text)."""
         rest = self._text[self._released :]
-        tokens = self._tokens.release(len(self._text))
+        tokens: Sequence[Mapping[str, Any]] | None = self._tokens.release(len(self._text))
+        if self._session.error is not None:
+            written = self._held.as_written(rest, self._released)
+            if written != rest:
+                rest, tokens = written, None
         self._released = len(self._text)
         return [Content(rest, tokens)] if rest else []
 

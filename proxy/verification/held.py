@@ -22,6 +22,7 @@ from proxy.verification.events import Finish, Unread, Usage
 from proxy.verification.quotes import StreamQuotes
 from proxy.verification.shapes import CONTENT_FILTER, streamed_choices
 from verifiers import StrippedQuote
+from verifiers.quoting.stream import Rewritten, as_written
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +65,7 @@ class Held:
         self.tail: list[Finish | Usage] = []  # annotate mode: the upstream's own closing chunks
         self._stripper = StreamQuotes(shape.quotes)
         self._quotes: list[StrippedQuote] = []  # taken out, not yet handed to the verifier
+        self._rewritten: list[Rewritten] = []  # the brackets stripped, as the model wrote them
 
     def read(self, data: Mapping[str, Any]) -> list[Text]:
         """Read a chunk strictly: the text deltas of choice 0 (for the sentence stream), each
@@ -94,6 +96,7 @@ class Held:
             return Text(text, logprobs)
         stripped = self._stripper.feed(text)
         self._quotes.extend(stripped.quotes)
+        self._rewritten.extend(stripped.rewritten)
         if stripped.text == text:
             return Text(text, logprobs)
         return Text(stripped.text, None, spelled=False)
@@ -102,7 +105,13 @@ class Held:
         """The end of choice 0's text: what the quote stripper still held, released."""
         rest = self._stripper.flush()
         self._quotes.extend(rest.quotes)
+        self._rewritten.extend(rest.rewritten)
         return rest.text
+
+    def as_written(self, text: str, offset: int) -> str:
+        """``text``, the client's text from ``offset`` on, with the brackets stripped in it
+        put back as the model wrote them (gate mode releasing text nothing verified)."""
+        return as_written(text, offset, self._rewritten)
 
     def keep_quotes(self) -> str:
         """Verification stopped: no annotation will carry a quote from here on, so the text

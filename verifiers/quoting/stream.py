@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from verifiers._types import StrippedQuote
@@ -38,12 +39,39 @@ _DIGIT = re.compile(r"\d")
 
 
 @dataclass(frozen=True, slots=True)
+class Rewritten:
+    """A bracket the stripper rewrote: ``start``/``end`` in the whole visible answer, and the
+    bracket as the model wrote it (what a reader must get back when no annotation will carry
+    its quotes)."""
+
+    start: int
+    end: int
+    written: str
+
+
+@dataclass(frozen=True, slots=True)
 class Stripped:
-    """What the client may read now, and the quotes taken out of it (offsets into the whole
-    visible answer, as :class:`~verifiers.StrippedQuote` has them)."""
+    """What the client may read now, the quotes taken out of it (offsets into the whole
+    visible answer, as :class:`~verifiers.StrippedQuote` has them) and the brackets rewritten."""
 
     text: str
     quotes: tuple[StrippedQuote, ...] = ()
+    rewritten: tuple[Rewritten, ...] = ()
+
+
+def as_written(visible: str, offset: int, rewritten: Sequence[Rewritten]) -> str:
+    """``visible`` (the visible answer from ``offset`` on) with the ``rewritten`` brackets that
+    lie wholly inside it put back as the model wrote them."""
+    out: list[str] = []
+    at = 0
+    for bracket in sorted(rewritten, key=lambda b: b.start):
+        start, end = bracket.start - offset, bracket.end - offset
+        if start < at or end > len(visible):
+            continue
+        out += [visible[at:start], bracket.written]
+        at = end
+    out.append(visible[at:])
+    return "".join(out)
 
 
 class QuoteStripper:
@@ -73,6 +101,7 @@ class QuoteStripper:
         folded = fold(text)
         out: list[str] = []
         quotes: list[StrippedQuote] = []
+        rewritten: list[Rewritten] = []
         at = 0  # raw offset of the first character not yet released
         look = 0  # folded offset to look for the next bracket from
         while True:
@@ -92,6 +121,10 @@ class QuoteStripper:
                 quotes += (
                     StrippedQuote(q.start + shift, q.end + shift, q.pmids, q.quote) for q in found
                 )
+                if visible != text[raw_start:raw_end]:
+                    rewritten.append(
+                        Rewritten(shift, shift + len(visible), text[raw_start:raw_end])
+                    )
                 out.append(visible)
                 at, look = raw_end, _folded_at(folded, raw_end)
                 continue
@@ -104,7 +137,7 @@ class QuoteStripper:
         self._held = text[at:]
         released = "".join(out)
         self._visible += len(released)
-        return Stripped(released, tuple(quotes))
+        return Stripped(released, tuple(quotes), tuple(rewritten))
 
 
 def _candidate(text: str, look: int) -> int | None:

@@ -382,3 +382,6 @@ def test_a_quote_nothing_verified_stays_in_the_text(
     for index in (0, 1):
         choices = [c for ch in chunks for c in ch.choices if c.index == index]
         assert "".join(c.delta.content or "" for c in choices) == QUOTED
+    # Gate mode holds the text and releases it unverified (its policy fails open): as written.
+    emulator.emulator.drip_s = 0.0
+    assert _message(timing_out, stream=True, policy="gate-redact").content == QUOTED

@@ -14,6 +14,7 @@ import pytest
 from verifiers import StrippedQuote
 from verifiers.fold import fold
 from verifiers.quoting import MAX_BRACKET_CHARS, QuoteStripper, Stripped, strip_quotes
+from verifiers.quoting.stream import as_written
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
 PUBMEDQA = json.loads((FIXTURES / "pubmedqa_12442934.json").read_text(encoding="utf-8"))
@@ -55,6 +56,25 @@ def _answers() -> list[str]:
 
 
 ANSWERS = _answers()
+
+
+def test_the_rewritten_brackets_put_back_give_the_answer_as_written() -> None:
+    rng = random.Random(31)
+    for answer in ANSWERS:
+        for _ in range(50):
+            cuts = sorted(rng.sample(range(1, len(answer)), rng.randint(1, 30)))
+            pieces = [answer[a:b] for a, b in zip([0, *cuts], [*cuts, len(answer)], strict=True)]
+            stripper = QuoteStripper()
+            out = [stripper.feed(p) for p in pieces] + [stripper.flush()]
+            visible = "".join(s.text for s in out)
+            rewritten = [b for s in out for b in s.rewritten]
+            assert visible != answer and as_written(visible, 0, rewritten) == answer, cuts
+            # From the end of the first bracket on: the rest of the answer, as written.
+            at = rewritten[0].end
+            assert answer.endswith(as_written(visible[at:], at, rewritten)), cuts
+            # A bracket cut by the offset stays as the client read it.
+            inside = rewritten[0].end - 1
+            assert as_written(visible[inside:], inside, rewritten[:1]) == visible[inside:]
 
 
 def _stream(pieces: list[str]) -> tuple[str, tuple[StrippedQuote, ...]]:
