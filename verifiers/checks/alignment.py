@@ -34,7 +34,7 @@ from verifiers._types import CheckResult
 from verifiers.checks._base import Check, CheckInput, Effect
 from verifiers.checks.direction import word_sign
 from verifiers.checks.negation import is_negated
-from verifiers.checks.normalise import NEAR_COPY, cased_tokens, content_tokens
+from verifiers.checks.normalise import GREEK_AS_LATIN, NEAR_COPY, cased_tokens, content_tokens
 from verifiers.checks.qualifiers import scale_side
 
 ALIGNED_CHANGE = "aligned_change"
@@ -66,9 +66,6 @@ _OPPOSITES = {
 }
 # A comparison names two sides; their order is its meaning.
 _ROMAN = re.compile(r"[IVX]+")
-_GREEK = str.maketrans(
-    "\u03b1\u03b2\u03b3\u03b4\u03b5\u03ba\u03bb\u03c4\u0391\u0392\u0393\u0394", "abgdekltABGD"
-)
 _COMPARATIVE = frozenset({"than", "compared", "versus", "vs", "relative"})
 
 
@@ -102,7 +99,7 @@ class _Alignment:
 def _words(text: str) -> list[str]:
     """The text's word tokens as written, Greek letters spelled as symbols spell them in Latin
     ("\u03b3H2AX" is "gH2AX", "IFN\u03b3" is "IFNg")."""
-    return cased_tokens(text.translate(_GREEK))
+    return cased_tokens(text.translate(GREEK_AS_LATIN))
 
 
 def _keys(words: Sequence[str]) -> list[str]:

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 
 from verifiers._types import CheckResult
 from verifiers.checks._base import Check, CheckInput, Effect
-from verifiers.checks.normalise import content_tokens, normalise
+from verifiers.checks.normalise import GREEK_AS_LATIN, content_tokens, normalise
 
 ENTITY = "entity"
 # Molecules and statistics every abstract may name without their being what a claim is about.
@@ -103,8 +103,8 @@ def check_entities(
 def _names(name: str, text: str, forms: Mapping[str, frozenset[str]] | None) -> bool:
     """Whether ``text`` names ``name``: as written (a plural "LVADs" as "LVAD"), or spelled
     out as the long form its abstract defines for it."""
-    needle = normalise(name).lower()
-    haystack = normalise(text).lower()
+    needle = normalise(name.translate(GREEK_AS_LATIN)).lower()
+    haystack = normalise(text.translate(GREEK_AS_LATIN)).lower()
     if needle in haystack or (needle.endswith("s") and needle[:-1] in haystack):
         return True
     short = content_tokens(name.removesuffix("s") if name[-2:-1].isupper() else name)

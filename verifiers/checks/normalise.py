@@ -36,6 +36,11 @@ _TRANSLATE = str.maketrans(
         "\u200b": None,  # zero-width space
     }
 )
+# Greek letters as gene and protein symbols spell them in Latin ("\u03b3H2AX" is "gH2AX",
+# "IFN\u03b3" is "IFNg", "TGF-\u03b2" is "TGF-b").
+GREEK_AS_LATIN = str.maketrans(
+    "\u03b1\u03b2\u03b3\u03b4\u03b5\u03ba\u03bb\u03c4\u0391\u0392\u0393\u0394", "abgdekltABGD"
+)
 _LINE_BREAK_HYPHEN = re.compile(r"(?<=[a-z])-\s*\n\s*(?=[a-z])")
 _HYPHEN = re.compile(r"(?<=\w)-(?=\w)")
 _SPACE = re.compile(r"\s+")

@@ -40,6 +40,14 @@ def test_a_swapped_gene_is_not_in_the_evidence_for_the_claim() -> None:
     assert failed is not None and not failed.passed and "CD4" in failed.detail
 
 
+def test_a_greek_letter_spelled_in_latin_names_the_same_symbol() -> None:
+    evidence = [("x", "Irradiation induced phosphorylation of BRCA1, Chk2 and \u03b3H2AX.")]
+    same = check_entities("Irradiation phosphorylated gH2AX and BRCA1.", evidence)
+    assert same is not None and same.passed
+    other = check_entities("Irradiation phosphorylated gH2AZ and BRCA1.", evidence)
+    assert other is not None and not other.passed
+
+
 def test_a_short_form_the_abstract_defines_counts_spelled_out() -> None:
     record = RECORDS["1568684"]  # chenodeoxycholic acid (CDCA) and brown adipose tissue (BAT)
     evidence = make_evidence(record["pmid"], record["title"], record["sentences"])
