@@ -21,7 +21,7 @@ from onnxruntime.quantization import QuantType, quantize_dynamic
 
 from verifiers.nli._base import NLIBackend, NLIPair
 from verifiers.training.evaluate import metrics
-from verifiers.training.examples import Example
+from verifiers.training.examples import CONTRADICTION, ENTAILMENT, NEUTRAL, Example
 from verifiers.training.model import FactorizedNLI
 from verifiers.training.quantize import unsigned_weights
 
@@ -133,8 +133,13 @@ class Parity:
         return self.agreement >= 0.97 and abs(self.macro_f1_fp32 - self.macro_f1_int8) <= 0.01
 
 
+THREE_WAY = frozenset({ENTAILMENT, NEUTRAL, CONTRADICTION})
+
+
 def parity(fp32: NLIBackend, int8: NLIBackend, rows: Sequence[Example]) -> Parity:
-    """Window-level label agreement and macro-F1 of both graphs on validation pairs."""
+    """Window-level label agreement and macro-F1 of both graphs on the three-way validation
+    pairs (a binary set's not-entailment pairs have no three-way label to score)."""
+    rows = [r for r in rows if r.label in THREE_WAY]
     pairs = [NLIPair(r.premise, r.hypothesis) for r in rows]
     gold = [r.label for r in rows]
     a = [_label_id(s.label.value) for s in fp32.predict(pairs)]
