@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from verifiers._llm import DEFAULT_TIMEOUT_S, LLMEndpoint
 from verifiers._registry import Registry
 from verifiers.checks.normalise import content_tokens
+from verifiers.lexicons.verbs import DETERMINERS, is_verb
 
 # Sentences that assert nothing about the world: questions, greetings, meta talk, hedges,
 # disclaimers and headings.
@@ -51,11 +52,7 @@ _DECOMPOSE_PROMPT = (
 )
 _log = logging.getLogger(__name__)
 _PRONOUN = re.compile(r"(?:it|they|this|these|that|those)(?=\s)", re.IGNORECASE)
-_VERBS = frozenset(
-    """is are was were be been has have had can could may might must will would should does do
-    did reduces reduce increases increase improves improve lowers lower raises raise causes cause
-    prevents prevent shows show leads lead""".split()  # noqa: SIM905 (a word list reads better)
-)
+_LIST_COMMA = re.compile(r",\s+")
 MIN_CLAIM_WORDS = 4  # a shorter fragment is a qualifier of its neighbour, not a claim
 MIN_CONTENT_TOKENS = 2
 
@@ -88,14 +85,24 @@ def is_checkworthy(sentence: str) -> bool:
 
 
 class RuleDecomposer:
-    """Clause-level splitting that keeps qualifiers with their clause."""
+    """Clause-level splitting that keeps qualifiers with their clause.
+
+    A break splits only where a clause follows it: the words up to the next break hold a verb
+    (``verifiers.lexicons.verbs``), and an ", and" does not close a list ("A, B, and C"). A
+    clause that opens with its verb ("…, but did not reduce stroke") gets the first clause's
+    subject in its text, as one that opens with a pronoun does: a fragment is unjudgeable on
+    its own, and the model calls it anything but supported."""
 
     name = "rules"
 
     def decompose(self, sentence: str) -> list[ClaimSpan]:
+        breaks = [m for m in _CLAUSE_BREAK.finditer(sentence) if _depth(sentence, m.start()) == 0]
         cuts = [(0, 0)]
-        for match in _CLAUSE_BREAK.finditer(sentence):
-            if _depth(sentence, match.start()) == 0:
+        for i, match in enumerate(breaks):
+            following = sentence[
+                match.end() : breaks[i + 1].start() if i + 1 < len(breaks) else None
+            ]
+            if _opens_clause(sentence[cuts[-1][1] : match.start()], match.group(), following):
                 cuts.append((match.start(), match.end()))
         cuts.append((len(sentence), len(sentence)))
         pieces = [(cuts[i][1], cuts[i + 1][0]) for i in range(len(cuts) - 1)]
@@ -108,25 +115,56 @@ class RuleDecomposer:
                 merged.append((start, end))
         claims = [_span(sentence, start, end) for start, end in merged]
         subject = _subject(claims[0].text) if len(claims) > 1 else None
-        return [_resolve(c, subject) for c in claims]
+        return [claims[0], *(_resolve(c, subject) for c in claims[1:])]
+
+
+def _has_verb(text: str) -> bool:
+    words = text.split()
+    return any(is_verb(w, words[i - 1] if i else "") for i, w in enumerate(words))
+
+
+def _opens_clause(before: str, separator: str, following: str) -> bool:
+    """Whether a break (``separator``) between ``before`` (the clause so far) and
+    ``following`` (the words up to the next break) starts a new clause."""
+    if not _has_verb(following):
+        return False  # "…, but not all, ethnic groups"; "stable, and resistant to RNase R"
+    if separator.strip(", ") == "and" and _depth(before, len(before)) == 0:
+        items = _LIST_COMMA.split(before)
+        if len(items) > 1 and not _has_verb(items[-1]):
+            return False  # the last item of a list: "A, B, and C have been reported"
+    return True
 
 
 def _subject(clause: str) -> str | None:
-    """The words before the first verb of a clause: "Aspirin reduced X" → "Aspirin"."""
+    """The words before the first verb of a clause: "Aspirin reduced X" → "Aspirin"; the
+    reported clause's own where the verb reports one ("These data suggest that surgery offers
+    X" → "surgery")."""
     words = clause.split()
     for i, word in enumerate(words[1:], start=1):
-        if word.lower() in _VERBS or re.fullmatch(r"[a-z]+(?:ed|es)", word):
+        if is_verb(word, words[i - 1]):
+            if i + 1 < len(words) and words[i + 1].lower() == "that":
+                return _subject(" ".join(words[i + 2 :])) or " ".join(words[:i])
             return " ".join(words[:i])
     return None
 
 
 def _resolve(claim: ClaimSpan, subject: str | None) -> ClaimSpan:
-    """A later clause that opens with a pronoun gets the first clause's subject in its text (its
-    span stays the clause): "it did not reduce stroke" is unjudgeable on its own."""
-    match = _PRONOUN.match(claim.text)
-    if subject is None or match is None:
+    """A later clause that opens with a pronoun or with its verb gets the first clause's
+    subject in its text (its span stays the clause): "it did not reduce stroke" and "did not
+    reduce stroke" are unjudgeable on their own. "that" before a subject of its own is a
+    conjunction ("but that its use …") and is left out."""
+    text = claim.text
+    words = text.split()
+    if len(words) > 1 and words[0].lower() == "that" and words[1].lower() in DETERMINERS:
+        return ClaimSpan(text[len(words[0]) :].lstrip(), claim.start, claim.end)
+    if subject is None:
         return claim
-    return ClaimSpan(subject + claim.text[match.end() :], claim.start, claim.end)
+    match = _PRONOUN.match(text)
+    if match is not None:
+        return ClaimSpan(subject + text[match.end() :], claim.start, claim.end)
+    if words and (words[0].lower() == "not" or is_verb(words[0])):
+        return ClaimSpan(f"{subject} {text}", claim.start, claim.end)
+    return claim
 
 
 def _words(sentence: str, span: tuple[int, int]) -> int:

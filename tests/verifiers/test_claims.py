@@ -128,3 +128,48 @@ def test_pronoun_clauses_get_the_subject_but_keep_their_span() -> None:
     assert second.text == "Aspirin did not reduce stroke."
     assert sentence[second.start : second.end] == "it did not reduce stroke."
     assert first.text == sentence[first.start : first.end]
+
+
+# Conclusions of PubMedQA abstracts (MIT; PMIDs 26237424, 26879871, 22302658, 18534072): the
+# split must not leave a list item or a verb phrase without its subject, which the model cannot
+# judge and calls anything but supported.
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "PPM after AVR does not affect survival, functional status, and QoL in patients aged at "
+        "least 75 years.",
+        "New depression diagnosis and antidepressant use was shown to be less likely in areas of "
+        "higher own-ethnic density for some, but not all, ethnic groups.",
+        "Headache, joint pain, myalgias, and loss of smell have also been reported.",
+    ],
+)
+def test_rule_split_keeps_list_items_and_asides_in_their_clause(sentence: str) -> None:
+    assert [c.text for c in RuleDecomposer().decompose(sentence)] == [sentence]
+
+
+def test_a_clause_opening_with_its_verb_gets_the_reported_subject() -> None:
+    sentence = (
+        "These data suggest that limb-salvage surgery offers better gait efficiency and return "
+        "to normal living compared with above-knee amputation, but does not improve the "
+        "patient's perception of quality of life."
+    )
+    first, second = RuleDecomposer().decompose(sentence)
+    assert first.text == sentence[first.start : first.end]
+    assert second.text == (
+        "limb-salvage surgery does not improve the patient's perception of quality of life."
+    )
+    assert sentence[second.start : second.end].startswith("does not improve")
+
+
+def test_that_before_a_clause_with_its_own_subject_is_left_out() -> None:
+    sentence = (
+        "The analyses show that structural characteristics of a practice are not associated "
+        "with uptake of a new IT facility, but that its use may be influenced by post-graduate "
+        "education in the relevant clinical condition."
+    )
+    claims = RuleDecomposer().decompose(sentence)
+    assert [c.text for c in claims][1] == (
+        "its use may be influenced by post-graduate education in the relevant clinical "
+        "condition."
+    )
+    assert sentence[claims[1].start : claims[1].end].startswith("that its use")

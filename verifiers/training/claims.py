@@ -9,22 +9,12 @@ import re
 from collections.abc import Callable
 
 from verifiers.checks.entities import drugs, symbols
+from verifiers.lexicons.verbs import BASE_VERBS
 
 _BE = {"is", "are", "was", "were"}
 _DO = {"do", "does", "did"}
 _HAVE = {"has", "have", "had"}
 _MODAL = {"can", "could", "should", "will", "would", "may", "might", "must"}
-_BASE_VERB_WORDS = """
-    affect improve increase reduce decrease predict influence cause have help change differ
-    play correlate matter need require impact alter exist work lead result prevent protect
-    contribute enhance modify mediate induce inhibit promote respond benefit lower raise
-    remain reflect depend occur exert show provide make add allow explain regulate bind
-    interact express encode target act confer predispose outperform translate compromise
-    worsen delay shorten prolong trigger activate suppress block cross develop vary be serve
-    mean carry differentiate identify detect replace support reverse account survive get use
-    contain persist return decline rise limit modulate facilitate stimulate attenuate
-"""
-_BASE_VERBS = frozenset(_BASE_VERB_WORDS.split())
 _BE_START_WORDS = """
     associated related linked correlated a an more less better worse useful effective safe
     necessary possible different superior inferior predictive present absent able likely
@@ -40,7 +30,7 @@ def _subject_end(aux: str, words: list[str]) -> int | None:
     for i, word in enumerate(words[1:], start=1):
         w = word.lower().strip(",")
         if aux in _DO or aux in _MODAL:
-            if w in _BASE_VERBS or re.fullmatch(r"[a-z]+(ize|ise|ify)", w):
+            if w in BASE_VERBS or re.fullmatch(r"[a-z]+(ize|ise|ify)", w):
                 return i
         elif aux in _BE:
             if w in _BE_STARTS or re.fullmatch(r"[a-z]{4,}ed", w):
