@@ -23,6 +23,8 @@ _TERMINAL = frozenset(".!?…:;\"')]*\u201d\u2019")
 _ABBREV_END = re.compile(r"(?:^|[\s(])[A-Za-z][A-Za-z.]{0,3}\.$")
 # A segment starting like this continues the previous sentence.
 _CONTINUATION_START = re.compile(r"[/,;%)\]]|\([ivx]{1,4}\)|\([a-h]\)")
+# An inline enumeration item ("1) ", "b) ") after a colon continues the colon's sentence.
+_ENUMERATION = re.compile(r"(?:\d{1,2}|[a-h])\)\s")
 # Streaming: a boundary is final once this much text follows it (a word, a space, a character),
 # because pysbd decides a boundary from the next token.
 _LOOKAHEAD = re.compile(r"\S+\s+\S")
@@ -142,7 +144,12 @@ def _continues(text: str, previous: tuple[int, int], next_start: int) -> bool:
     head = text[next_start : next_start + 6]
     if _CONTINUATION_START.match(head):
         return True
-    return head[:1].islower() and bool(_ABBREV_END.search(prev_text))
+    if prev_text.endswith(":") and _ENUMERATION.match(head):
+        return True  # "the following pathways: 1) MEK/ERK, 2) …" is one sentence
+    abbreviated = bool(_ABBREV_END.search(prev_text))
+    # "protein p.(Y650Sfs*22)": a sentence never ends without a space after it, an
+    # abbreviation often does.
+    return abbreviated and (head[:1].islower() or next_start == previous[1])
 
 
 class StreamSegmenter:

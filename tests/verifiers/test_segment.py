@@ -25,6 +25,9 @@ def texts(text: str) -> list[str]:
         "The HR was 0.74 (95% CI, 0.6-0.9; P = .002) at 12 wk.",
         "Viral load peaked at days 7 to 10 p.i. in all animals.",
         "Doses of 5 mg vs. 50 mg (i.e. a tenfold range) were compared.",
+        # BioASQ ideal answers: an HGVS protein change, an inline enumeration after a colon.
+        "It led to a truncated protein p.(Y650Sfs*22) in the STAG3 gene.",
+        "Genes were involved in these pathways: 1) MEK/ERK, 2) PI3K/AKT, and 3) integrin.",
     ],
 )
 def test_hard_cases_stay_one_sentence(sentence: str) -> None:
