@@ -207,7 +207,9 @@ class Claim:
     harm_reasons: tuple[str, ...] = ()
     evidence: tuple[EvidenceSpan, ...] = ()
     checks: tuple[CheckResult, ...] = ()
-    decided_by: str = ""  # the verifier whose verdict this is: NLI model version or judge
+    # The verifier whose verdict this is: the NLI model version, ``judge:<model>``, or
+    # ``restatement`` when the claim repeats a clause of its evidence (no model was asked).
+    decided_by: str = ""
     escalation: JudgeNote | None = None  # set when an escalation rule matched this claim
     # ``confidence`` (the calibrated probability that the verdict is right) is below the
     # deployment's ``review_below``: the verdict stands but a judge or a person must look.

@@ -90,6 +90,9 @@ class ClaimSignals:
     global_decided: bool = False  # the pass over the best windows joined gave the label
     failed_effects: tuple[str, ...] = ()  # the ``Effect`` of each failed deterministic check
     passed_checks: int = 0
+    # The claim repeats a clause of its window and no model scored it (``verifiers.restatement``):
+    # nothing here for the confidence model to read, nor to learn from.
+    restated: bool = False
 
 
 def features(signals: ClaimSignals) -> tuple[float, ...]:

@@ -55,6 +55,7 @@ from verifiers.nli.decide import Decision, Thresholds, decide
 from verifiers.nli.registry import create_backend
 from verifiers.quoting.match import check_quote
 from verifiers.quoting.syntax import mask_quotes
+from verifiers.restatement import RESTATED_BY, RESTATED_CONFIDENCE, restated_sentence
 from verifiers.risk import (
     claims_risk,
     claims_support,
@@ -77,6 +78,8 @@ if TYPE_CHECKING:
     from verifiers.config import VerifierConfig
 
 GLOBAL_WINDOWS = 3
+# The decision of a claim that restates a clause of its window (``verifiers.restatement``).
+_RESTATED = Decision(NLILabel.ENTAILMENT, RESTATED_CONFIDENCE, None)
 # Sentences judged per batch when ``verify`` runs against a deadline (checked between batches).
 DEADLINE_BATCH = 16
 # Backends with a ``batch_size`` option, which a configured batcher sets to its ``max_pairs``.
@@ -385,7 +388,7 @@ class Verifier:
                         harm_reasons=assessment.reasons,
                         evidence=outcome.evidence,
                         checks=outcome.checks,
-                        decided_by=self.nli.version,
+                        decided_by=RESTATED_BY if outcome.signals.restated else self.nli.version,
                         needs_review=outcome.needs_review,
                     )
                 )
@@ -430,11 +433,17 @@ class Verifier:
             else []
         )
         windows = [list(p) if p is not None else next(selected) for p in premises]
+        # A claim that repeats a whole clause of one of its windows is not put to the model.
+        restated = [restated_sentence(t, ws) for t, ws in zip(texts, windows, strict=True)]
         mark = timer.add("windows", mark)
-        pairs = [NLIPair(w.text, text) for text, ws in zip(texts, windows, strict=True) for w in ws]
+        scored = [ws if r is None else [] for ws, r in zip(windows, restated, strict=True)]
+        pairs = [NLIPair(w.text, text) for text, ws in zip(texts, scored, strict=True) for w in ws]
         scores = iter(self.nli.predict(pairs) if pairs else [])
-        local = [[next(scores) for _ in ws] for ws in windows]
-        decisions = [decide(s, self.thresholds) for s in local]
+        local = [[next(scores) for _ in ws] for ws in scored]
+        decisions = [
+            decide(s, self.thresholds) if r is None else _RESTATED
+            for s, r in zip(local, restated, strict=True)
+        ]
         # Global pass: claims the local decision left undecided, over their best windows joined.
         undecided = [
             i
@@ -451,18 +460,22 @@ class Verifier:
         )
         global_decisions = dict(zip(undecided, global_scores, strict=True))
         mark = timer.add("nli", mark)
-        outcomes = [
-            self._outcome(
-                texts[i],
-                candidates[i],
-                windows[i],
-                local[i],
-                decisions[i],
-                global_decisions.get(i),
-                quoted=premises[i] is not None,
+        outcomes = []
+        for i, found in enumerate(restated):
+            if found is not None:
+                outcomes.append(self._restated(texts[i], candidates[i], found))
+                continue
+            outcomes.append(
+                self._outcome(
+                    texts[i],
+                    candidates[i],
+                    windows[i],
+                    local[i],
+                    decisions[i],
+                    global_decisions.get(i),
+                    quoted=premises[i] is not None,
+                )
             )
-            for i in range(len(texts))
-        ]
         timer.add("checks", mark)
         return outcomes
 
@@ -493,16 +506,7 @@ class Verifier:
             NLILabel.CONTRADICTION: Verdict.CONTRADICTED,
             NLILabel.NEUTRAL: Verdict.UNSUPPORTED,
         }[label]
-        failed = tuple(
-            self._effects[c.name] for c in checks if not c.passed and c.name in self._effects
-        )
-        effects = set(failed)
-        if Effect.CONTRADICTS in effects or (
-            Effect.REFUTES_SUPPORT in effects and verdict is Verdict.SUPPORTED
-        ):
-            verdict, confidence = Verdict.CONTRADICTED, max(confidence, 0.5)
-        elif Effect.WITHHOLDS_SUPPORT in effects and verdict is Verdict.SUPPORTED:
-            verdict = Verdict.UNSUPPORTED
+        verdict, confidence, failed = self._with_checks(verdict, confidence, checks)
         signals = ClaimSignals(
             claim=text,
             verdict=verdict,
@@ -519,6 +523,54 @@ class Verifier:
         return ClaimJudgement(
             verdict, round(confidence, 4), needs_review, tuple(spans), checks, signals
         )
+
+    def _restated(
+        self,
+        text: str,
+        candidates: tuple[Evidence, ...],
+        window: Window,
+    ) -> ClaimJudgement:
+        """A claim that repeats a whole clause of ``window`` (the sentence holding it):
+        supported, the sentence its evidence, unless a deterministic check says otherwise; no
+        model was asked."""
+        span = EvidenceSpan(
+            window.pmid, window.title, window.text, window.start, window.end,
+            NLILabel.ENTAILMENT, 1.0,
+        )  # fmt: skip
+        # The checks read the sentence it restates, as they read a quote's: another sentence
+        # of the abstract would be compared with a claim that is none of its words.
+        checks = self._claim_results(text, candidates, (window,), quoted=True)
+        verdict, confidence, failed = self._with_checks(
+            Verdict.SUPPORTED, RESTATED_CONFIDENCE, checks
+        )
+        signals = ClaimSignals(
+            claim=text,
+            verdict=verdict,
+            nli_confidence=confidence,
+            scores=(),
+            windows=(window.text,),
+            failed_effects=tuple(e.value for e in failed),
+            passed_checks=sum(c.passed for c in checks),
+            restated=True,
+        )
+        needs_review = self.review_below is not None and confidence < self.review_below
+        return ClaimJudgement(verdict, confidence, needs_review, (span,), checks, signals)
+
+    def _with_checks(
+        self, verdict: Verdict, confidence: float, checks: Sequence[CheckResult]
+    ) -> tuple[Verdict, float, tuple[Effect, ...]]:
+        """The verdict and confidence once the failed checks had their effect, and the effects."""
+        failed = tuple(
+            self._effects[c.name] for c in checks if not c.passed and c.name in self._effects
+        )
+        effects = set(failed)
+        if Effect.CONTRADICTS in effects or (
+            Effect.REFUTES_SUPPORT in effects and verdict is Verdict.SUPPORTED
+        ):
+            verdict, confidence = Verdict.CONTRADICTED, max(confidence, 0.5)
+        elif Effect.WITHHOLDS_SUPPORT in effects and verdict is Verdict.SUPPORTED:
+            verdict = Verdict.UNSUPPORTED
+        return verdict, confidence, failed
 
     def _claim_results(
         self,

@@ -148,14 +148,19 @@ def judge_all(
     progress: Callable[[int, int], None] | None = None,
     batch: int = 64,
 ) -> list[Judged]:
-    """Every claim through the engine, in batches (progress after each)."""
+    """Every claim through the engine, in batches (progress after each); claims the engine
+    found restated word for word get no model score and are left out."""
     judged: list[Judged] = []
     for first in range(0, len(items), batch):
         chunk = items[first : first + batch]
         results = verifier.judge_claims([c.claim for c in chunk], [c.evidence for c in chunk])
-        judged.extend(Judged(c, r.signals) for c, r in zip(chunk, results, strict=True))
+        judged.extend(
+            Judged(c, r.signals)
+            for c, r in zip(chunk, results, strict=True)
+            if not r.signals.restated
+        )
         if progress is not None:
-            progress(len(judged), len(items))
+            progress(first + len(chunk), len(items))
     return judged
 
 

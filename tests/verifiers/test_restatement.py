@@ -1,0 +1,141 @@
+"""Claims that repeat a whole clause of their evidence are supported without the model
+(``verifiers.restatement``); anything less than a whole clause is still the model's to judge.
+Abstract sentences: Check-COVID corpus (MIT) and PubMedQA (MIT, PMID 17559449)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from verifiers import Evidence, Verdict
+from verifiers.engine import Verifier
+from verifiers.eval.pairs import CountingNLI
+from verifiers.restatement import RESTATED_BY, restated_sentence
+from verifiers.windows import Window
+
+CRUISE = "biho913w"
+ERODE = (
+    "Paediatric SF medicines were not more erosive than SC medicines in vitro; a more "
+    "significant predictor of their erosive potential was dose form."
+)
+
+
+def window(text: str) -> Window:
+    return Window("1", "", text, 0, len(text), 0, 0)
+
+
+@pytest.mark.parametrize(
+    ("claim", "text"),
+    [
+        (ERODE, ERODE),  # the whole sentence
+        ("a more significant predictor of their erosive potential was dose form.", ERODE),
+        ("Paediatric SF medicines were not more erosive than SC medicines in vitro", ERODE),
+        # Case, hyphens, typographic quotes and spacing are not differences.
+        ("PAEDIATRIC SF  medicines were not more erosive than SC medicines in-vitro", ERODE),
+        (
+            "its use may be influenced by post-graduate education",
+            "Uptake was unrelated to practice size, but that its use may be influenced by "
+            "post graduate education.",
+        ),
+    ],
+)
+def test_a_whole_clause_repeated_is_a_restatement(claim: str, text: str) -> None:
+    found = restated_sentence(claim, [window("An unrelated sentence."), window(text)])
+    assert found is not None and found.text == text
+
+
+@pytest.mark.parametrize(
+    ("claim", "text"),
+    [
+        # Inside a clause that doubts, asks or hypothesises: not asserted by the evidence.
+        ("aspirin reduces the risk of stroke", "It is unclear whether aspirin reduces the "
+         "risk of stroke."),
+        ("aspirin reduces the risk of stroke", "We hypothesised that aspirin reduces the risk "
+         "of stroke."),
+        # A clause cut short of its restriction.
+        ("aspirin reduced mortality after surgery", "Aspirin reduced mortality after surgery, "
+         "but only in women."),
+        # Not the same words.
+        ("Paediatric SF medicines were more erosive than SC medicines in vitro", ERODE),
+        # Too short to be a claim of its own.
+        ("dose form", "Dose form."),
+    ],
+)  # fmt: skip
+def test_anything_less_than_a_whole_clause_is_not(claim: str, text: str) -> None:
+    assert restated_sentence(claim, [window(text)]) is None
+
+
+@pytest.fixture
+def contradicting(tmp_path_factory: pytest.TempPathFactory, tiny_model) -> CountingNLI:  # type: ignore[no-untyped-def]
+    """A model that contradicts everything, counted: whatever is supported here was not its
+    verdict."""
+    from verifiers.nli.hf_backend import HFNLI
+
+    path = tiny_model(
+        tmp_path_factory.mktemp("contradicting"),
+        {0: "contradiction", 1: "entailment", 2: "neutral"},
+        "contradiction",
+    )
+    return CountingNLI(HFNLI(path, threads=1))
+
+
+def one(verifier: Verifier, answer: str, evidence: Sequence[Evidence]):  # type: ignore[no-untyped-def]
+    (sentence,) = verifier.verify(answer, evidence).sentences
+    return sentence
+
+
+def test_a_sentence_copied_from_its_abstract_is_supported_without_the_model(
+    contradicting: CountingNLI, evidence: list[Evidence]
+) -> None:
+    verifier = Verifier(contradicting)
+    copied = "The majority of COVID-19-positive patients were asymptomatic (81%, 104 patients)"
+    sentence = one(verifier, f"{copied} [PMID:{CRUISE}].", evidence)
+    assert sentence.verdict is Verdict.SUPPORTED
+    assert contradicting.pairs == 0
+    (claim,) = sentence.claims
+    assert claim.decided_by == RESTATED_BY and not claim.needs_review
+    (span,) = claim.evidence
+    cruise = next(ev for ev in evidence if ev.pmid == CRUISE)
+    assert copied in cruise.abstract[span.start : span.end]
+
+
+def test_a_copy_with_one_word_changed_goes_to_the_model(
+    contradicting: CountingNLI, evidence: list[Evidence]
+) -> None:
+    verifier = Verifier(contradicting)
+    changed = "The majority of COVID-19-positive patients were symptomatic (81%, 104 patients)"
+    sentence = one(verifier, f"{changed} [PMID:{CRUISE}].", evidence)
+    assert sentence.verdict is Verdict.CONTRADICTED
+    assert contradicting.pairs > 0
+    assert all(c.decided_by != RESTATED_BY for c in sentence.claims)
+
+
+def test_a_copy_of_another_abstract_than_the_one_cited_goes_to_the_model(
+    contradicting: CountingNLI, evidence: list[Evidence]
+) -> None:
+    """Judged against the windows of the abstract it cites, the copy restates nothing."""
+    verifier = Verifier(contradicting)
+    copied = "The majority of COVID-19-positive patients were asymptomatic (81%, 104 patients)"
+    other = next(ev.pmid for ev in evidence if ev.pmid != CRUISE)
+    sentence = one(verifier, f"{copied} [PMID:{other}].", evidence)
+    assert sentence.verdict is not Verdict.SUPPORTED
+
+
+def test_the_restated_sentence_is_cut_from_a_passage() -> None:
+    """A record's "sentence" may be a passage (BioASQ snippets); the evidence of a restated
+    claim is the sentence it repeats, with offsets into the abstract, not its negated
+    neighbour."""
+    passage = (
+        "Uptake was unrelated to practice size. Paediatric SF medicines were not more erosive "
+        "than SC medicines in vitro. No other factor was associated with erosion."
+    )
+    whole = Window("1", "", passage, 100, 100 + len(passage), 3, 3)
+    found = restated_sentence(
+        "Paediatric SF medicines were not more erosive than SC medicines in vitro", [whole]
+    )
+    assert found is not None
+    assert found.text == (
+        "Paediatric SF medicines were not more erosive than SC medicines in vitro."
+    )
+    assert passage[found.start - 100 : found.end - 100] == found.text
