@@ -15,6 +15,8 @@ from verifiers.restatement import RESTATED_BY, restated_sentence
 from verifiers.windows import Window
 
 CRUISE = "biho913w"
+# A sentence of the cruise ship abstract, as written.
+COPIED = "The majority of COVID-19-positive patients were asymptomatic (81%, 104 patients)"
 ERODE = (
     "Paediatric SF medicines were not more erosive than SC medicines in vitro; a more "
     "significant predictor of their erosive potential was dose form."
@@ -88,24 +90,21 @@ def one(verifier: Verifier, answer: str, evidence: Sequence[Evidence]):  # type:
 def test_a_sentence_copied_from_its_abstract_is_supported_without_the_model(
     contradicting: CountingNLI, evidence: list[Evidence]
 ) -> None:
-    verifier = Verifier(contradicting)
-    copied = "The majority of COVID-19-positive patients were asymptomatic (81%, 104 patients)"
-    sentence = one(verifier, f"{copied} [PMID:{CRUISE}].", evidence)
+    sentence = one(Verifier(contradicting), f"{COPIED} [PMID:{CRUISE}].", evidence)
     assert sentence.verdict is Verdict.SUPPORTED
     assert contradicting.pairs == 0
     (claim,) = sentence.claims
     assert claim.decided_by == RESTATED_BY and not claim.needs_review
     (span,) = claim.evidence
     cruise = next(ev for ev in evidence if ev.pmid == CRUISE)
-    assert copied in cruise.abstract[span.start : span.end]
+    assert COPIED in cruise.abstract[span.start : span.end]
 
 
 def test_a_copy_with_one_word_changed_goes_to_the_model(
     contradicting: CountingNLI, evidence: list[Evidence]
 ) -> None:
-    verifier = Verifier(contradicting)
-    changed = "The majority of COVID-19-positive patients were symptomatic (81%, 104 patients)"
-    sentence = one(verifier, f"{changed} [PMID:{CRUISE}].", evidence)
+    changed = COPIED.replace("asymptomatic", "symptomatic")
+    sentence = one(Verifier(contradicting), f"{changed} [PMID:{CRUISE}].", evidence)
     assert sentence.verdict is Verdict.CONTRADICTED
     assert contradicting.pairs > 0
     assert all(c.decided_by != RESTATED_BY for c in sentence.claims)
@@ -115,10 +114,8 @@ def test_a_copy_of_another_abstract_than_the_one_cited_goes_to_the_model(
     contradicting: CountingNLI, evidence: list[Evidence]
 ) -> None:
     """Judged against the windows of the abstract it cites, the copy restates nothing."""
-    verifier = Verifier(contradicting)
-    copied = "The majority of COVID-19-positive patients were asymptomatic (81%, 104 patients)"
     other = next(ev.pmid for ev in evidence if ev.pmid != CRUISE)
-    sentence = one(verifier, f"{copied} [PMID:{other}].", evidence)
+    sentence = one(Verifier(contradicting), f"{COPIED} [PMID:{other}].", evidence)
     assert sentence.verdict is not Verdict.SUPPORTED
 
 
