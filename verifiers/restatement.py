@@ -24,8 +24,9 @@ from verifiers.claims import MIN_CLAIM_WORDS
 from verifiers.segment import segment
 from verifiers.windows import Window
 
-# The calibrated confidence of the bundled model does not apply to a verdict it did not give;
-# how often a restated claim is wrong is measured in docs/nli-model.md ("Restated claims").
+# The calibrated confidence of the bundled model does not apply to a verdict it did not give.
+# On the held-out answers 1,298 claims were restated, none of them wrong (docs/nli-model.md,
+# "Restated claims and the clause splitter").
 RESTATED_CONFIDENCE = 0.99
 RESTATED_BY = "restatement"  # a restated claim's ``decided_by``: no model gave its verdict
 _CLAUSE_START = r"(?:^|[.;:!?]\s+|,\s+(?:but|and|whereas|while|although)\s+(?:that\s+)?)"
