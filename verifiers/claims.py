@@ -128,7 +128,7 @@ def _opens_clause(before: str, separator: str, following: str) -> bool:
     ``following`` (the words up to the next break) starts a new clause."""
     if not _has_verb(following):
         return False  # "…, but not all, ethnic groups"; "stable, and resistant to RNase R"
-    if separator.strip(", ") == "and" and _depth(before, len(before)) == 0:
+    if separator.strip(", ") == "and":
         items = _LIST_COMMA.split(before)
         if len(items) > 1 and not _has_verb(items[-1]):
             return False  # the last item of a list: "A, B, and C have been reported"

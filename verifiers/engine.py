@@ -78,8 +78,6 @@ if TYPE_CHECKING:
     from verifiers.config import VerifierConfig
 
 GLOBAL_WINDOWS = 3
-# The decision of a claim that restates a clause of its window (``verifiers.restatement``).
-_RESTATED = Decision(NLILabel.ENTAILMENT, RESTATED_CONFIDENCE, None)
 # Sentences judged per batch when ``verify`` runs against a deadline (checked between batches).
 DEADLINE_BATCH = 16
 # Backends with a ``batch_size`` option, which a configured batcher sets to its ``max_pairs``.
@@ -440,15 +438,12 @@ class Verifier:
         pairs = [NLIPair(w.text, text) for text, ws in zip(texts, scored, strict=True) for w in ws]
         scores = iter(self.nli.predict(pairs) if pairs else [])
         local = [[next(scores) for _ in ws] for ws in scored]
-        decisions = [
-            decide(s, self.thresholds) if r is None else _RESTATED
-            for s, r in zip(local, restated, strict=True)
-        ]
+        decisions = [decide(s, self.thresholds) for s in local]
         # Global pass: claims the local decision left undecided, over their best windows joined.
         undecided = [
             i
             for i, d in enumerate(decisions)
-            if d.label is NLILabel.NEUTRAL and len(windows[i]) > 1
+            if d.label is NLILabel.NEUTRAL and len(windows[i]) > 1 and restated[i] is None
         ]
         joined = [
             " ".join(w.text for w in _in_order(windows[i][:GLOBAL_WINDOWS])) for i in undecided

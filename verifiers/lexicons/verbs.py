@@ -53,6 +53,7 @@ _DETERMINERS_WORDS = """
     """
 DETERMINERS = frozenset(_DETERMINERS_WORDS.split())
 _REGULAR_PAST = re.compile(r"[a-z]{3,}ed")
+_PUNCTUATION = ".,;:()[]\"'"
 
 
 def _forms(base: str) -> set[str]:
@@ -73,7 +74,7 @@ _VERB_FORMS = (
 def is_verb(word: str, previous: str = "") -> bool:
     """Whether ``word`` (as written, punctuation around it ignored) can be a verb here: a known
     verb form or a regular past form, unless a determiner comes right before it."""
-    w = word.strip(".,;:()[]\"'").lower()
-    if previous.strip(".,;:()[]\"'").lower() in DETERMINERS:
+    w = word.strip(_PUNCTUATION).lower()
+    if previous.strip(_PUNCTUATION).lower() in DETERMINERS:
         return False
     return w in _VERB_FORMS or bool(_REGULAR_PAST.fullmatch(w))
