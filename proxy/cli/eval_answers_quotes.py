@@ -64,10 +64,14 @@ def _print(result: Mapping[str, Any], args: argparse.Namespace) -> None:
         ("  falsely contradicted", "false_contradicted_rate", ".3f"),
         ("  supported or marked needs_review", "supported_or_review_rate", ".3f"),
         ("  falsely contradicted, unmarked", "false_contradicted_unmarked_rate", ".3f"),
-        ("NLI pairs per sentence", "nli_pairs_per_sentence", ".2f"),
     )
     for label, key, spec in rows:
         print(f"{label:<40}{plain[key]:>16{spec}}{quoted[key]:>16{spec}}")
+    # Only quotes tell how much of a sentence its evidence words hold.
+    grounded = f"{quoted['grounded_supported_rate']:.3f} of {quoted['grounded_sentences']}"
+    print(f"{'  supported, quote holds half its words':<40}{'-':>16}{grounded:>16}")
+    pairs = [f"{column['nli_pairs_per_sentence']:.2f}" for column in (plain, quoted)]
+    print(f"{'NLI pairs per sentence':<40}{pairs[0]:>16}{pairs[1]:>16}")
     print("distorted sentences caught (or marked), the quote left correct:")
     for kind in PERTURBATIONS:
         a, b = plain["perturbed"][kind], quoted["perturbed"][kind]

@@ -177,6 +177,12 @@ class AnswerMetrics:
     contradicted_unmarked: int = 0
     caught_or_review: Counter[str] = field(default_factory=Counter)
     confidence: list[tuple[float, bool]] = field(default_factory=list)
+    # With quotes: the correct sentences whose quote holds at least half their content words
+    # (``GROUNDED_OVERLAP``), and those of them supported. The rest say more than the words
+    # they quote (BioASQ's ideal answers often do), so this tells the verifier's misses from
+    # the answer's.
+    grounded: int = 0
+    grounded_supported: int = 0
 
     @property
     def supported_rate(self) -> float:
@@ -214,6 +220,8 @@ class AnswerMetrics:
             "supported_or_review_rate": round(self.rate(self.supported_or_review), 4),
             "false_contradicted_rate": round(self.false_contradicted_rate, 4),
             "false_contradicted_unmarked_rate": round(self.rate(self.contradicted_unmarked), 4),
+            "grounded_sentences": self.grounded,
+            "grounded_supported_rate": round(self.grounded_supported / max(self.grounded, 1), 4),
             "selective": self.selective(),
             "false_contradicted_by": dict(self.contradicted_by.most_common()),
             "not_supported_by": dict(self.not_supported_by.most_common()),
@@ -311,10 +319,12 @@ def score_item(
     rng: random.Random,
     result: AnswerMetrics,
     missed: MissHook | None = None,
+    grounded: Sequence[bool] = (),
 ) -> None:
     """Add one item to ``result``: its answer as ``rendered`` writes it, then once per
     perturbation kind. The perturbations are drawn from ``item`` (the answer as written and
-    its evidence), so every rendering of an item meets the same ones for the same ``rng``."""
+    its evidence), so every rendering of an item meets the same ones for the same ``rng``.
+    ``grounded[i]``: sentence ``i``'s quote holds at least half its content words."""
     text, spans = rendered.text()
     report = verify(text, rendered.evidence)
     supported: set[int] = set()
@@ -324,6 +334,9 @@ def score_item(
             continue
         result.correct += 1
         verdicts = {s.verdict for s in sentences}
+        if i < len(grounded) and grounded[i]:
+            result.grounded += 1
+            result.grounded_supported += verdicts == {Verdict.SUPPORTED}
         marked = any(s.needs_review for s in sentences)
         result.supported_or_review += verdicts == {Verdict.SUPPORTED} or marked
         result.confidence.append(

@@ -37,6 +37,9 @@ from verifiers.windows import make_evidence
 
 MAX_QUOTE_WORDS = 30  # the contract asks for "at most about 30 words"
 MIN_QUOTE_WORDS = 3  # shorter runs are terms, not quotes
+# A sentence whose quote holds less than this share of its content words says more than it
+# quotes (BioASQ's ideal answers often go beyond their snippets); reported apart.
+GROUNDED_OVERLAP = 0.5
 # A word holding one of these could not stand inside a quote: it would open or close the quote
 # or the bracket (as ``verifiers.quoting`` reads them), or cut the quote in two (an ellipsis).
 _UNQUOTABLE = re.compile(r"[\"\u201c\u201d\u201e\u201f\u00ab\u00bb\[\]\u2026]|\.\.\.")
@@ -62,6 +65,14 @@ class QuotedItem:
         character span in it."""
         written = [(quotes or {}).get(i, q) for i, q in enumerate(self.quotes)]
         return self.item.text(replace, quotes=written)
+
+    def grounded(self) -> list[bool]:
+        """Per sentence, whether its quote holds at least ``GROUNDED_OVERLAP`` of its content
+        words."""
+        return [
+            bool(q) and overlap(s, q) >= GROUNDED_OVERLAP
+            for s, q in zip(self.item.sentences, self.quotes, strict=True)
+        ]
 
     def record(self, index: int) -> Evidence:
         """The evidence record sentence ``index`` cites."""

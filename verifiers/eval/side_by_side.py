@@ -220,7 +220,7 @@ def compare(
             (pmid, normalise(q)) for pmid, q in zip(item.pmids, quoted.quotes, strict=True) if q
         )
         with_quotes = _metered(verify, nli, result.quoted_usage, correct)
-        score_item(with_quotes, item, quoted, quoted_rng, result.quoted, missed)
+        score_item(with_quotes, item, quoted, quoted_rng, result.quoted, missed, quoted.grounded())
         # Misquotes draw from their own generator, so adding a kind moves no distortion.
         item_rng = random.Random(f"{seed}:{item.group}")
         _score_misquotes(with_quotes, quoted, variants, item_rng, result)

@@ -50,6 +50,10 @@ def test_quotes_put_both_renderings_side_by_side_with_the_same_distortions() -> 
     }
     assert plain["nli_pairs_per_sentence"] > 0 and quoted["nli_pairs_per_sentence"] > 0
     assert plain["correct_quotes_checked"] == 0 and plain["quote_checked_rate"] == 0.0
+    # PubMedQA sentences quote themselves: every correct one is grounded in its quote; plain
+    # citations quote nothing.
+    assert quoted["grounded_sentences"] == quoted["correct_sentences"]
+    assert plain["grounded_sentences"] == 0
     # Every quote was checked; the right ones found, every misquote reported (the check is
     # character for character, no model in it). One abstract per item: no other_abstract.
     assert quoted["correct_quotes_checked"] >= 5 and quoted["correct_quotes_called_misquote"] == 0

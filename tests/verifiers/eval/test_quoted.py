@@ -14,6 +14,7 @@ from verifiers.checks.quotes import quote_source
 from verifiers.eval.answers import load_items
 from verifiers.eval.data import data_dir
 from verifiers.eval.quoted import (
+    GROUNDED_OVERLAP,
     MAX_QUOTE_WORDS,
     MIN_QUOTE_WORDS,
     QuotedItem,
@@ -25,6 +26,7 @@ from verifiers.eval.quoted import (
     quote_item,
 )
 from verifiers.quoting import find_quoted
+from verifiers.training.paraphrases import overlap
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "answers"
 DATA = data_dir(relative_to=Path(__file__).parents[3])
@@ -186,3 +188,16 @@ def test_quotes_and_misquotes_are_the_same_on_every_run(pubmedqa: list[QuotedIte
     for quoted in pubmedqa:
         first = list(misquotes(quoted, pubmedqa, random.Random(7)))
         assert first == list(misquotes(quoted, pubmedqa, random.Random(7)))
+
+
+def test_a_sentence_is_grounded_when_its_quote_holds_half_its_words(
+    pubmedqa: list[QuotedItem],
+) -> None:
+    quoted = pubmedqa[0]
+    assert all(quoted.grounded())  # each PubMedQA sentence quotes itself
+    # The same sentence under a quote holding under half of its content words (a quote of
+    # another item) is not grounded.
+    other = pubmedqa[1].quotes[0]
+    lesser = QuotedItem(quoted.item, (other, *quoted.quotes[1:]), quoted.evidence)
+    assert overlap(quoted.item.sentences[0], other) < GROUNDED_OVERLAP
+    assert lesser.grounded()[0] is False
