@@ -45,10 +45,6 @@ _CLAUSE_BREAK = re.compile(
     r";\s+|,?\s+whereas\s+|,\s+but\s+|,\s+while\s+|,\s+although\s+|,\s+and\s+(?=\w+\s+\w+\s+\w+)"
 )
 _WORD = re.compile(r"[\w%.]*\w%?")
-# "Yes," or "No," before a statement answers the user's question; it is not part of the claim,
-# and an NLI model reads "No, X is not effective" as a double negation. Only with punctuation or
-# a line break after it: "No patients died" is a claim.
-_ANSWER_WORD = re.compile(r"(?:yes|no)(?:[,.:;!]\s*|\s*\n\s*)(?=\S)", re.IGNORECASE)
 _DECOMPOSE_PROMPT = (
     "Split the user's sentence into atomic factual claims. Each claim must stand alone (replace "
     "pronouns with what they refer to) and keep every negation, number, unit, population and time "
@@ -101,8 +97,7 @@ class RuleDecomposer:
 
     def decompose(self, sentence: str) -> list[ClaimSpan]:
         breaks = [m for m in _CLAUSE_BREAK.finditer(sentence) if _depth(sentence, m.start()) == 0]
-        answer = _ANSWER_WORD.match(sentence)
-        cuts = [(0, answer.end() if answer else 0)]
+        cuts = [(0, 0)]
         for i, match in enumerate(breaks):
             following = sentence[
                 match.end() : breaks[i + 1].start() if i + 1 < len(breaks) else None
