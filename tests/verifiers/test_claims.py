@@ -169,7 +169,6 @@ def test_that_before_a_clause_with_its_own_subject_is_left_out() -> None:
     )
     claims = RuleDecomposer().decompose(sentence)
     assert [c.text for c in claims][1] == (
-        "its use may be influenced by post-graduate education in the relevant clinical "
-        "condition."
+        "its use may be influenced by post-graduate education in the relevant clinical condition."
     )
     assert sentence[claims[1].start : claims[1].end].startswith("that its use")
