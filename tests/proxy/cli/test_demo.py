@@ -5,6 +5,7 @@ and, with ``--serve``, keeps the proxy and the playground up until Ctrl+C."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import sqlite3
@@ -14,6 +15,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from proxy.cli.demo import DEMO_ANSWERS, DEMO_MODEL, Replay, load_recorded
 from proxy.data import DEMO_INDEX
@@ -24,6 +26,7 @@ CITATION = re.compile(r"\[PMID:(\d+)\]")
 # A sentence line of the printed report: "[verdict] [needs review] text".
 SENTENCE = re.compile(r"^\[(\w+)\]( \[needs review\])? (.+)$")
 STARTUP_TIMEOUT_S = 240
+STOP_TIMEOUT_S = 30
 
 
 def _titles() -> dict[str, str]:
@@ -64,8 +67,10 @@ def test_replay_answers_its_questions_only() -> None:
 
 def test_demo_runs_offline_prints_reports_and_serves_the_playground() -> None:
     command = [sys.executable, "-m", "proxy", "demo", "--serve", "--no-color"]
+    # faulthandler: a demo that does not stop prints every thread's stack on SIGABRT.
+    env = {**os.environ, "PYTHONFAULTHANDLER": "1"}
     with subprocess.Popen(
-        command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
     ) as process:
         try:
             output = _until_serving(process)
@@ -84,10 +89,20 @@ def test_demo_runs_offline_prints_reports_and_serves_the_playground() -> None:
             models = httpx.get(f"{url.group(1)}/v1/models").json()
             assert [m["id"] for m in models["data"]] == [DEMO_MODEL]
             process.send_signal(signal.SIGINT)
-            assert process.wait(timeout=30) == 0
+            assert _stopped(process) == 0
         finally:
             if process.poll() is None:
                 process.kill()
+
+
+def _stopped(process: subprocess.Popen[str]) -> int:
+    """The exit code once Ctrl+C has stopped the demo; the stacks of its threads if it did not."""
+    try:
+        return process.wait(timeout=STOP_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        process.send_signal(signal.SIGABRT)
+        rest, _ = process.communicate(timeout=30)
+        pytest.fail(f"the demo did not stop within {STOP_TIMEOUT_S} s of Ctrl+C:\n{rest[-8000:]}")
 
 
 def _until_serving(process: subprocess.Popen[str]) -> str:
