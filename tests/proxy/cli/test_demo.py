@@ -70,7 +70,13 @@ def test_demo_runs_offline_prints_reports_and_serves_the_playground() -> None:
     # faulthandler: a demo that does not stop prints every thread's stack on SIGABRT.
     env = {**os.environ, "PYTHONFAULTHANDLER": "1"}
     with subprocess.Popen(
-        command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+        command,
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+        preexec_fn=_as_in_a_terminal,
     ) as process:
         try:
             output = _until_serving(process)
@@ -93,6 +99,13 @@ def test_demo_runs_offline_prints_reports_and_serves_the_playground() -> None:
         finally:
             if process.poll() is None:
                 process.kill()
+
+
+def _as_in_a_terminal() -> None:
+    """Ctrl+C reaches the demo as it would in a terminal's foreground. A suite started in the
+    background by a shell ("... &") ignores SIGINT, and a child inherits the ignoring: the demo
+    could then never be stopped by the signal this test sends."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _stopped(process: subprocess.Popen[str]) -> int:
