@@ -4,7 +4,8 @@ A model that read the right abstract still confuses its entities: the comparator
 one gene for another. Small NLI models barely notice such a swap (answer-level evaluation
 caught about one in nine). This check finds the claim's entity names (gene and protein symbols
 such as IL-6, BRCA1, SARS-CoV-2; drug names by their stems) and fails when one of them is not in
-any evidence window chosen for the claim: such a claim is not ``supported``. On 865 held-out
+any evidence window the engine gives it (the windows chosen for the claim; for a claim the model
+supports, the window that decided it): such a claim is not ``supported``. On 865 held-out
 answers it caught 55% of entities swapped within the abstract (12% before) and cost about 2% of
 correct sentences their ``supported`` (``veriproxy eval answers``).
 """

@@ -5,9 +5,12 @@ defines."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
+from verifiers import Verdict, Verifier
 from verifiers.checks.entities import check_entities, drugs, symbols
+from verifiers.nli import NLIPair, NLIScores
 from verifiers.windows import WindowSelector, make_evidence
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "verification" / "evidence.jsonl"
@@ -63,3 +66,36 @@ def test_a_short_form_the_abstract_defines_counts_spelled_out() -> None:
 def test_generic_molecules_and_plain_sentences_name_no_entity() -> None:
     assert check_entities("DNA damage was higher in smokers.", [("1", "Smokers differ.")]) is None
     assert check_entities("Whole-body energy expenditure rose.", [("1", "It fell.")]) is None
+
+
+FINDING = "Pembrolizumab improved overall survival in advanced melanoma."
+ARMS = "Patients previously treated with ipilimumab were eligible."
+
+
+class EntailsTheFinding:
+    """Entails a premise that is the finding alone; neutral on anything else."""
+
+    name = "finding"
+    version = "entails-the-finding"
+
+    def predict(self, pairs: Sequence[NLIPair]) -> list[NLIScores]:
+        return [
+            NLIScores(0.97, 0.02, 0.01) if p.premise.strip() == FINDING else NLIScores(0, 1, 0)
+            for p in pairs
+        ]
+
+
+def _supported(claim: str) -> tuple[Verdict, list[str]]:
+    evidence = [make_evidence("1", "Anti-PD-1 therapy", [FINDING, ARMS])]
+    [sentence] = Verifier(EntailsTheFinding()).verify(f"{claim} [PMID:1].", evidence).sentences
+    failed = [c.detail for c in sentence.checks if c.name == "entity" and not c.passed]
+    return sentence.verdict, failed
+
+
+def test_a_name_only_another_window_holds_does_not_ride_on_the_deciding_windows_support() -> None:
+    # The model supports the claim from the finding; ipilimumab is only in the other sentence.
+    verdict, failed = _supported("Ipilimumab improved overall survival in advanced melanoma")
+    assert verdict is Verdict.UNSUPPORTED
+    assert failed == ["not in the evidence for this claim: Ipilimumab"]
+    verdict, failed = _supported("Pembrolizumab improved overall survival in advanced melanoma")
+    assert verdict is Verdict.SUPPORTED and not failed
