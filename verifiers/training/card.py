@@ -60,7 +60,7 @@ Never trained on: SciFact dev, Check-COVID dev, HealthVer dev, SNLI test, and th
 `veriproxy eval answers` uses (a fixed hash split of BioASQ and PubMedQA).
 """  # noqa: E501
 
-_RECIPE_V2 = """### Recipe v2 additions (`train-nli --recipe v2`)
+_RECIPE_V2 = """### Recipe v2 additions (`train-nli --recipe v2`, and `v3`)
 
 | stage | source | licence | use |
 |---|---|---|---|
@@ -71,8 +71,9 @@ _RECIPE_V2 = """### Recipe v2 additions (`train-nli --recipe v2`)
 | two | deletion negatives (same claims) | as their source | a claim vs a passage of its abstract with the rationale and any sentence restating the claim removed → neutral |
 
 Passages and deletion negatives never use an abstract or passage that a dev claim is judged
-against (a shared sentence is enough to leave it out). Pairs are up to 256 tokens long, and
-the runtime reads as many (`max_length`).
+against (a shared sentence is enough to leave it out). v2's pairs are up to 256 tokens long;
+v3 keeps v1's 128 and sees every training pair of HealthVer's claims twice in stage two. The
+runtime reads as many tokens as the model was trained on (`max_length`).
 """  # noqa: E501
 
 _LIMITS = """## Known limits
@@ -94,7 +95,7 @@ def render(model_dir: Path) -> str:
     config: dict[str, Any] = json.loads((model_dir / "nli_config.json").read_text("utf-8"))
     train = config.get("training", {})
     settings = train.get("settings", {})
-    lines = [_HEADER, *([_RECIPE_V2] if settings.get("recipe") == "v2" else [])]
+    lines = [_HEADER, *([_RECIPE_V2] if settings.get("recipe") in {"v2", "v3"} else [])]
     lines += ["## Training settings\n", *(f"- {k}: {v}" for k, v in settings.items())]
     lines += [f"- pairs: {train.get('pairs', {})}"]
     by_source = train.get("pairs_by_source", {})

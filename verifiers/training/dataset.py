@@ -118,19 +118,37 @@ def build(
     max_pairs: int | None = None,
     reviewed: Sequence[Example] = (),
     documents: Mapping[str, Reader] | None = None,
+    repeats: Mapping[str, int] | None = None,
 ) -> Splits:
     """Stage two: all biomedical pairs, shuffled with ``seed``; ``max_pairs`` keeps a small
     sample for a tiny run. ``reviewed`` pairs (reviewers' labels on live traffic) join whole,
     past the cap, each on the side its request's hash gives it. ``documents``: a recipe's
     readers beyond the window-level ones, read after them (so the default draws stay as they
-    were)."""
+    were). ``repeats``: claim-group prefix -> how many times its training pairs are seen (the
+    validation side is never repeated)."""
     rng = random.Random(seed)
     rows = _read(data_dir, {**READERS, **PARAPHRASE_READERS, **(documents or {})}, rng)
     rows.extend(_augment(rows, rng))
     rng.shuffle(rows)
     splits = _split(rows, max_pairs)
+    train = splits.train + repeated_pairs(splits.train, repeats or {}, rng)
     extra = _split(list(reviewed), None)
-    return Splits(splits.train + extra.train, splits.validation + extra.validation)
+    return Splits(train + extra.train, splits.validation + extra.validation)
+
+
+def repeated_pairs(
+    train: list[Example], repeats: Mapping[str, int], rng: random.Random
+) -> list[Example]:
+    """The extra copies that ``repeats`` asks for, shuffled in among each other."""
+    extra = [
+        e
+        for prefix, times in repeats.items()
+        for e in train
+        if e.group.startswith(prefix)
+        for _ in range(times - 1)
+    ]
+    rng.shuffle(extra)
+    return extra
 
 
 def rehearse(biomedical: Splits, general: Splits, seed: int = 13) -> Splits:
@@ -178,10 +196,11 @@ def build_stages(
     reviewed: Sequence[Example] = (),
     general: Mapping[str, Reader] = GENERAL_READERS,
     documents: Mapping[str, Reader] | None = None,
+    repeats: Mapping[str, int] | None = None,
 ) -> StageData:
     """Stage one's and stage two's pairs, and stage two's with the replay."""
     first = build_general(data_dir, seed, max_pairs, general)
-    second = build(data_dir, seed, max_pairs, reviewed, documents)
+    second = build(data_dir, seed, max_pairs, reviewed, documents, repeats)
     return StageData(first, second, rehearse(second, first, seed))
 
 

@@ -82,6 +82,7 @@ def stage_data(config: PipelineConfig) -> StageData:
         reviewed,
         recipe.general,
         recipe.stage_two(tokenizer_path, config.max_length),
+        recipe.repeats,
     )
 
 

@@ -1,5 +1,5 @@
-"""Recipe v2's general-domain readers read the real files as written, and recipe v1 is
-unchanged."""
+"""Recipe v2's general-domain readers read the real files as written, recipe v1 is unchanged,
+and v3 is v2 at 128 tokens with HealthVer's claims repeated."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from verifiers.eval.data import data_dir
-from verifiers.training.examples import CONTRADICTION, ENTAILMENT, NEUTRAL
+from verifiers.training.dataset import repeated_pairs
+from verifiers.training.examples import CONTRADICTION, ENTAILMENT, NEUTRAL, Example
 from verifiers.training.general import GENERAL_READERS, GENERAL_READERS_V2, lingnli, sick
 from verifiers.training.recipe import DEFAULT_RECIPE, RECIPES
 
@@ -69,3 +70,20 @@ def test_recipe_v1_reads_what_the_shipped_model_read() -> None:
     assert v1.general is GENERAL_READERS and v1.max_length == 128
     assert v1.stage_two(Path("unused"), 128) == {}
     assert set(GENERAL_READERS_V2) - set(GENERAL_READERS) == {"lingnli", "sick"}
+
+
+def test_recipe_v3_is_v2_at_128_tokens_with_healthver_seen_twice() -> None:
+    v2, v3 = RECIPES["v2"], RECIPES["v3"]
+    assert (v3.general, v3.documents) == (v2.general, v2.documents)
+    assert v3.max_length == 128 and v2.max_length == 256
+    assert dict(v3.repeats) == {"healthver:": 2} and not v2.repeats
+
+
+def test_repeated_pairs_copies_the_named_claims_training_pairs_only() -> None:
+    def pair(group: str, n: int) -> Example:
+        return Example(f"premise {n}", f"claim {n}", NEUTRAL, group.split(":")[0], group)
+
+    train = [pair("healthver:1", 0), pair("scifact:1", 1), pair("healthver:2", 2)]
+    extra = repeated_pairs(train, {"healthver:": 3}, random.Random(0))
+    assert Counter(e.hypothesis for e in extra) == {"claim 0": 2, "claim 2": 2}
+    assert repeated_pairs(train, {}, random.Random(0)) == []
