@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from verifiers.confidence import CONFIDENCE_FILE
+from verifiers.training.recipe import DEFAULT_RECIPE, RECIPES
 
 METRICS_FILE = "metrics.json"
 
@@ -95,7 +96,8 @@ def render(model_dir: Path) -> str:
     config: dict[str, Any] = json.loads((model_dir / "nli_config.json").read_text("utf-8"))
     train = config.get("training", {})
     settings = train.get("settings", {})
-    lines = [_HEADER, *([_RECIPE_V2] if settings.get("recipe") in {"v2", "v3"} else [])]
+    recipe = RECIPES.get(str(settings.get("recipe", DEFAULT_RECIPE)))
+    lines = [_HEADER, *([_RECIPE_V2] if recipe is not None and recipe.documents else [])]
     lines += ["## Training settings\n", *(f"- {k}: {v}" for k, v in settings.items())]
     lines += [f"- pairs: {train.get('pairs', {})}"]
     by_source = train.get("pairs_by_source", {})

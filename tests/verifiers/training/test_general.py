@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from verifiers.eval.data import data_dir
+from verifiers.training import card
 from verifiers.training.dataset import repeated_pairs
 from verifiers.training.examples import CONTRADICTION, ENTAILMENT, NEUTRAL, Example
 from verifiers.training.general import GENERAL_READERS, GENERAL_READERS_V2, lingnli, sick
@@ -87,3 +88,17 @@ def test_repeated_pairs_copies_the_named_claims_training_pairs_only() -> None:
     extra = repeated_pairs(train, {"healthver:": 3}, random.Random(0))
     assert Counter(e.hypothesis for e in extra) == {"claim 0": 2, "claim 2": 2}
     assert repeated_pairs(train, {}, random.Random(0)) == []
+
+
+@pytest.mark.parametrize(("recipe", "listed"), [("v1", False), ("v2", True), ("v3", True)])
+def test_the_model_card_lists_the_document_level_sources_of_its_recipe(
+    tmp_path: Path, recipe: str, listed: bool
+) -> None:
+    config = {
+        "version": "test",
+        "thresholds": {"rule": "most_relevant", "relevance": 0.9, "support": 0.5},
+        "window_sizes": [1, 2],
+        "training": {"settings": {"recipe": recipe}},
+    }
+    (tmp_path / "nli_config.json").write_text(json.dumps(config), encoding="utf-8")
+    assert ("Recipe v2 additions" in card.render(tmp_path)) is listed
