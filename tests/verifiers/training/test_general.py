@@ -102,3 +102,13 @@ def test_the_model_card_lists_the_document_level_sources_of_its_recipe(
     }
     (tmp_path / "nli_config.json").write_text(json.dumps(config), encoding="utf-8")
     assert ("Recipe v2 additions" in card.render(tmp_path)) is listed
+
+
+def test_train_nli_offers_every_recipe() -> None:
+    # The CLI lists the names itself, not importing the readers (start-up cost), so a recipe
+    # added to RECIPES must be added there too.
+    from proxy.cli import build_parser
+
+    parser = build_parser()
+    for name in RECIPES:
+        assert parser.parse_args(["train-nli", "--recipe", name]).recipe == name
