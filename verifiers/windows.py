@@ -10,6 +10,7 @@ stream's later sentences) reuse them.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import sys
 import threading
 import warnings
@@ -66,7 +67,10 @@ def make_evidence(
     **fields: Any,
 ) -> Evidence:
     """An ``Evidence`` record with sentence offsets, from an abstract given as text (segmented
-    here) or as a list of sentences (joined with spaces, as SciFact and Check-COVID ship them)."""
+    here) or as a list of sentences (joined with spaces, as SciFact and Check-COVID ship them).
+    An item of the list that holds several sentences (a BioASQ snippet passage, a client's
+    paragraph) is cut into them: the NLI premise, the quote path and the checks all read
+    sentences, and a passage read as one let a negation in its next sentence flip a copied one."""
     if isinstance(abstract, str):
         text = abstract
         sentences = tuple(EvidenceSentence(s.text, s.start, s.end) for s in segment(text))
@@ -76,10 +80,26 @@ def make_evidence(
             clean = sentence.strip()
             if clean:
                 parts.append(clean)
-                spans.append(EvidenceSentence(clean, offset, offset + len(clean)))
+                spans.extend(
+                    EvidenceSentence(clean[a:b], offset + a, offset + b)
+                    for a, b in _sentence_bounds(clean)
+                )
                 offset += len(clean) + 1
         text, sentences = " ".join(parts), tuple(spans)
     return Evidence(str(pmid), title, text, sentences, **fields)
+
+
+def _sentence_bounds(text: str) -> list[tuple[int, int]]:
+    """``text`` cut where the segmenter starts a sentence inside it, as (start, end) offsets;
+    every character stays in a piece (the segmenter's own spans leave list markers out)."""
+    cuts = [0, *(s.start for s in segment(text)[1:]), len(text)]
+    bounds = []
+    for a, b in itertools.pairwise(cuts):
+        piece = text[a:b]
+        if piece.strip():
+            lead = len(piece) - len(piece.lstrip())
+            bounds.append((a + lead, a + len(piece.rstrip())))
+    return bounds
 
 
 def build_windows(evidence: Evidence, max_sentences: int = 3) -> list[Window]:

@@ -30,6 +30,25 @@ def test_make_evidence_offsets_from_sentences_and_from_text() -> None:
             assert record.abstract[sentence.start : sentence.end] == sentence.text
 
 
+def test_a_listed_passage_is_cut_into_its_sentences() -> None:
+    """A record's "sentence" can be a passage (a BioASQ snippet, a client's paragraph); the
+    checks and the quote path must read its sentences, and the abstract stays as given.
+    Sentences: PubMedQA (MIT), PMID 21849531."""
+    passage = (
+        "Mortality was higher in women than in men. After exclusion of high-risk patients, the "
+        "SMR for CVD mortality remained increased in women.  "
+    )
+    record = make_evidence("21849531", "", [passage, "Mortality was not higher in men."])
+    assert [s.text[:20] for s in record.sentences] == [
+        "Mortality was higher",
+        "After exclusion of h",
+        "Mortality was not hi",
+    ]
+    assert record.abstract == f"{passage.strip()} Mortality was not higher in men."
+    for sentence in record.sentences:
+        assert record.abstract[sentence.start : sentence.end] == sentence.text
+
+
 def test_windows_are_one_to_n_consecutive_sentences() -> None:
     windows = build_windows(CDCA, max_sentences=2)
     assert [(w.first, w.last) for w in windows] == [(0, 0), (0, 1), (1, 1), (1, 2), (2, 2)]
