@@ -75,7 +75,9 @@ def make_evidence(
         text = abstract
         sentences = tuple(EvidenceSentence(s.text, s.start, s.end) for s in segment(text))
     else:
-        parts, spans, offset = [], [], 0
+        parts: list[str] = []
+        spans: list[EvidenceSentence] = []
+        offset = 0
         for sentence in abstract:
             clean = sentence.strip()
             if clean:
