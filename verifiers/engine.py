@@ -65,6 +65,7 @@ from verifiers.risk import (
     sentence_support,
     support_of,
 )
+from verifiers.roles import load_roles
 from verifiers.segment import (
     MAX_SENTENCE_CHARS,
     SentenceSpan,
@@ -78,6 +79,10 @@ if TYPE_CHECKING:
     from verifiers.config import VerifierConfig
 
 GLOBAL_WINDOWS = 3
+# A model contradiction set aside because its evidence states the study's design, not a finding
+# (a failed result on the claim; it has no effect of its own: the verdict is already changed).
+FINDING = "finding"
+_DESIGN_ONLY = "the contradicting evidence states the study's aim or methods, not a finding: {!r}"
 # Sentences judged per batch when ``verify`` runs against a deadline (checked between batches).
 DEADLINE_BATCH = 16
 # Backends with a ``batch_size`` option, which a configured batcher sets to its ``max_pairs``.
@@ -164,6 +169,7 @@ class Verifier:
             calibrated if isinstance(calibrated, Thresholds) else Thresholds()
         )
         self.confidence = confidence
+        self.roles = load_roles()
         self.review_below = (
             review_below
             if review_below is not None
@@ -495,6 +501,20 @@ class Verifier:
             if joined.label is not NLILabel.NEUTRAL:
                 label, confidence, global_decided = joined.label, joined.confidence, True
                 decided = [(w, global_scores) for w in _in_order(windows[:GLOBAL_WINDOWS])]
+        # A study's aim or methods report no finding, so they refute nothing: the small model
+        # reads "To determine whether X reduces Y" as contradicting "X did not reduce Y".
+        design_only = (
+            label is NLILabel.CONTRADICTION
+            and bool(decided)
+            and all(self.roles.states_design_only(w.text) for w, _ in decided)
+        )
+        set_aside = tuple(
+            CheckResult(FINDING, False, _DESIGN_ONLY.format(w.text[:120]), w.pmid)
+            for w, _ in decided
+            if design_only
+        )
+        if design_only:
+            label, confidence, decided = NLILabel.NEUTRAL, decided[0][1].neutral, []
         spans = [_span(w, s) for w, s in decided]
         # The checks of a claim the model supports read the window(s) that decided it, so a name
         # the claim adds that only another window holds does not ride on that support (865
@@ -502,7 +522,7 @@ class Verifier:
         # words are all the checks read already.
         supported_by = [w for w, _ in decided] if label is NLILabel.ENTAILMENT else []
         read = supported_by if supported_by and not quoted else windows
-        checks = self._claim_results(text, candidates, read, quoted=quoted)
+        checks = set_aside + self._claim_results(text, candidates, read, quoted=quoted)
         verdict = {
             NLILabel.ENTAILMENT: Verdict.SUPPORTED,
             NLILabel.CONTRADICTION: Verdict.CONTRADICTED,

@@ -27,6 +27,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "check",
     "policy",
     "train_nli",
+    "train_roles",
     "keys",
     "index",
     "demo",

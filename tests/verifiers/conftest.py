@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from verifiers import Evidence
+from verifiers.eval.pairs import CountingNLI
 from verifiers.windows import make_evidence
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "verification"
@@ -94,3 +95,17 @@ def entailing_verifier(tmp_path_factory: pytest.TempPathFactory, tiny_model: Tin
         "entailment",
     )
     return Verifier(HFNLI(path, threads=1), selector=WindowSelector())
+
+
+@pytest.fixture
+def contradicting(tmp_path_factory: pytest.TempPathFactory, tiny_model) -> CountingNLI:  # type: ignore[no-untyped-def]
+    """A model that contradicts everything, counted: whatever is not contradicted in a test
+    using it, the engine decided."""
+    from verifiers.nli.hf_backend import HFNLI
+
+    path = tiny_model(
+        tmp_path_factory.mktemp("contradicting"),
+        {0: "contradiction", 1: "entailment", 2: "neutral"},
+        "contradiction",
+    )
+    return CountingNLI(HFNLI(path, threads=1))

@@ -68,20 +68,6 @@ def test_anything_less_than_a_whole_clause_is_not(claim: str, text: str) -> None
     assert restated_sentence(claim, [window(text)]) is None
 
 
-@pytest.fixture
-def contradicting(tmp_path_factory: pytest.TempPathFactory, tiny_model) -> CountingNLI:  # type: ignore[no-untyped-def]
-    """A model that contradicts everything, counted: whatever is supported here was not its
-    verdict."""
-    from verifiers.nli.hf_backend import HFNLI
-
-    path = tiny_model(
-        tmp_path_factory.mktemp("contradicting"),
-        {0: "contradiction", 1: "entailment", 2: "neutral"},
-        "contradiction",
-    )
-    return CountingNLI(HFNLI(path, threads=1))
-
-
 def one(verifier: Verifier, answer: str, evidence: Sequence[Evidence]):  # type: ignore[no-untyped-def]
     (sentence,) = verifier.verify(answer, evidence).sentences
     return sentence

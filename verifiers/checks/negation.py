@@ -29,7 +29,7 @@ _CLAUSE = re.compile(
 # Sentences that pose a question rather than report a finding: "We hypothesized that X
 # increases Y", "To determine whether X ...". A conclusion that negates them is the answer, not
 # a flip of the evidence.
-_AIM = re.compile(
+AIM = re.compile(
     r"\b(?:whether|hypothes[ie]s|hypothesi[sz]ed|aims?|aimed|objectives?|purpose"
     r"|we (?:sought|tested|asked))\b|\?\s*$",
     re.IGNORECASE,
@@ -54,7 +54,7 @@ def check_negation(claim: str, sentences: Sequence[tuple[str, str]]) -> CheckRes
     claim_tokens = content_tokens(claim)
     if not claim_tokens:
         return None
-    found = closest(claim_tokens, ((p, t) for p, t in sentences if not _AIM.search(t)))
+    found = closest(claim_tokens, ((p, t) for p, t in sentences if not AIM.search(t)))
     if found is None:
         return None
     pmid, text = found

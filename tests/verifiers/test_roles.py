@@ -1,0 +1,99 @@
+"""Sentence roles (``verifiers.roles``): a study's aim and methods are no finding, so the engine
+sets aside a model contradiction resting on them alone. Abstract sentences: PubMedQA (MIT)."""
+
+from __future__ import annotations
+
+import pytest
+
+from verifiers import Verdict
+from verifiers.engine import FINDING, Verifier
+from verifiers.eval.pairs import CountingNLI
+from verifiers.roles import RoleModel, load_roles, ngrams
+from verifiers.training.roles import section_role
+from verifiers.windows import make_evidence
+
+AIM = (
+    "This study aimed to establish whether an easy and practical intervention, mailing out a "
+    "summary of current evidence to surgeons, can change surgeons practice to bring it more in "
+    "line with current evidence."
+)
+METHODS = (
+    "Medical records of 220 patients hospitalized for acute diverticulitis between June 1, 2002 "
+    "and September 1, 2009 were reviewed."
+)
+RESULT = "These differences did not achieve statistical significance."
+CONCLUSION = (
+    "In conclusion, simvastatin seems to be a safe and effective adjuvant therapy for patients "
+    "suffering from major depressive disorder."
+)
+
+
+@pytest.mark.parametrize("text", [AIM, METHODS, "To evaluate the effect of the 80-hour workweek."])
+def test_aims_and_methods_are_design(text: str) -> None:
+    assert load_roles().is_design(text)
+
+
+@pytest.mark.parametrize("text", [RESULT, CONCLUSION, "Mortality was higher in women than in men."])
+def test_findings_are_not(text: str) -> None:
+    assert not load_roles().is_design(text)
+
+
+def test_a_passage_is_design_only_when_every_sentence_is() -> None:
+    roles = load_roles()
+    assert roles.states_design_only(f"{AIM} {METHODS}")
+    assert not roles.states_design_only(f"{METHODS} {RESULT}")
+    assert not roles.states_design_only("")
+
+
+def test_the_probability_reads_the_ngrams_the_fit_counted() -> None:
+    model = RoleModel({"were enrolled": 3.0, "significantly": -2.0}, bias=-1.0, threshold=0.5)
+    assert ngrams("Patients were enrolled.") == {
+        "patients",
+        "were",
+        "enrolled",
+        "patients were",
+        "were enrolled",
+    }
+    assert model.design_probability("Patients were enrolled.") == pytest.approx(0.8808, abs=1e-4)
+    assert model.design_probability("It rose significantly.") == pytest.approx(0.0474, abs=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("label", "role"),
+    [
+        ("OBJECTIVE", True),
+        ("PATIENTS AND METHODS", True),
+        ("MAIN OUTCOME MEASURES", True),
+        ("RESULTS", False),
+        ("CONCLUSIONS", False),
+        ("BACKGROUND", False),
+        ("METHODS AND RESULTS", None),
+        ("BACKGROUND AND AIMS", None),
+        ("UNASSIGNED", None),
+    ],
+)
+def test_section_labels_map_to_roles(label: str, role: bool | None) -> None:
+    assert section_role(label) is role
+
+
+CLAIM = "Mailing out a summary of current evidence to surgeons does not change their practice"
+
+
+def test_a_contradiction_from_the_aim_alone_is_set_aside(contradicting: CountingNLI) -> None:
+    evidence = [make_evidence("18708308", "", [AIM])]
+    (sentence,) = Verifier(contradicting).verify(f"{CLAIM} [PMID:18708308].", evidence).sentences
+    assert contradicting.pairs > 0
+    assert sentence.verdict is Verdict.UNSUPPORTED
+    (claim,) = sentence.claims
+    (set_aside,) = [c for c in claim.checks if c.name == FINDING]
+    assert not set_aside.passed and set_aside.pmid == "18708308"
+    assert "aim or methods" in set_aside.detail
+    assert claim.evidence == ()
+
+
+def test_a_contradiction_from_a_finding_stands(contradicting: CountingNLI) -> None:
+    evidence = [make_evidence("18708308", "", [RESULT])]
+    answer = "The differences between the groups achieved statistical significance [PMID:18708308]."
+    (sentence,) = Verifier(contradicting).verify(answer, evidence).sentences
+    assert sentence.verdict is Verdict.CONTRADICTED
+    assert all(c.name != FINDING for claim in sentence.claims for c in claim.checks)

@@ -1,0 +1,92 @@
+"""What an abstract sentence does: state the study's design (its aim or its methods), or
+report something (background or a finding).
+
+A sentence that says what a study set out to do or how it did it ("To determine whether X
+reduces Y", "Fifty-two patients underwent CRT") reports no finding, so it cannot refute a
+claim. The small NLI model reads such sentences as contradicting the study's own conclusion
+("X did not reduce Y" against "To determine whether X reduces Y"); the engine sets aside a
+contradiction that rests on design sentences alone (``verifiers.engine``).
+
+The model is a logistic regression over lower-cased word unigrams and bigrams, fitted by
+``veriproxy train-roles`` on the section labels of structured abstracts (PubMedQA's training
+questions and the MEDLINE sample; ``verifiers.training.roles``) and shipped as JSON. Its
+threshold keeps the design calls in agreement with the section labels at least 90% of the time
+out of fold; a sentence that states an aim outright ("whether", "we hypothesized", "To
+determine ...") is design whatever the fit says.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from verifiers.checks.negation import AIM
+from verifiers.segment import segment
+
+ROLES_PATH = Path(__file__).parent / "lexicons" / "sentence_roles.json"
+# scikit-learn's CountVectorizer default tokens (two or more word characters), lower-cased:
+# the runtime must read a sentence as the fit did.
+_TOKEN = re.compile(r"(?u)\b\w\w+\b")
+# What a study set out to do, said outright; the fit misses many of these, as structured
+# abstracts often state their aim under BACKGROUND (and label it so).
+_AIM_OPENING = re.compile(
+    r"^(?:to|we|this study|the present study)\s+(?:\w+\s+)?(?:determine|evaluate|assess|"
+    r"investigate|examine|compare|analy[sz]e|explore|identify|describe|test|establish)\b",
+    re.IGNORECASE,
+)
+
+
+def ngrams(text: str) -> set[str]:
+    """The sentence's unigrams and bigrams as the fit counted them (present or not)."""
+    tokens = _TOKEN.findall(text.lower())
+    return set(tokens) | {f"{a} {b}" for a, b in itertools.pairwise(tokens)}
+
+
+@dataclass(frozen=True, slots=True)
+class RoleModel:
+    """P(design) = sigmoid(bias + the weights of the n-grams present); ``threshold`` is the
+    probability from which a sentence is called design."""
+
+    weights: Mapping[str, float]
+    bias: float
+    threshold: float
+    version: str = ""
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> RoleModel:
+        return cls(
+            {str(k): float(v) for k, v in raw["weights"].items()},
+            float(raw["bias"]),
+            float(raw["threshold"]),
+            str(raw.get("version", "")),
+        )
+
+    def design_probability(self, text: str) -> float:
+        score = self.bias + sum(self.weights.get(gram, 0.0) for gram in ngrams(text))
+        return 1.0 / (1.0 + math.exp(-max(min(score, 50.0), -50.0)))
+
+    def is_design(self, text: str) -> bool:
+        """The sentence states the study's aim or methods: the fit calls it design, or it says
+        outright what the study set out to do ("To determine whether ...")."""
+        return (
+            bool(AIM.search(text) or _AIM_OPENING.search(text))
+            or self.design_probability(text) >= self.threshold
+        )
+
+    def states_design_only(self, passage: str) -> bool:
+        """Every sentence of ``passage`` (an evidence window) states the study's design."""
+        sentences = segment(passage)
+        return bool(sentences) and all(self.is_design(s.text) for s in sentences)
+
+
+@lru_cache(maxsize=4)
+def load_roles(path: Path = ROLES_PATH) -> RoleModel:
+    """The shipped role model (or another file ``veriproxy train-roles`` wrote)."""
+    return RoleModel.from_dict(json.loads(path.read_text(encoding="utf-8")))
