@@ -24,6 +24,7 @@ from verifiers.checks import (
 )
 from verifiers.checks.entities import check_entities
 from verifiers.eval.data import data_dir
+from verifiers.roles import load_roles
 from verifiers.training.benchmarks import split_sentences
 
 DATA = data_dir(relative_to=Path(__file__).parents[3])
@@ -94,8 +95,9 @@ def _source_texts(source: Path) -> Iterator[str]:
 @pytest.mark.slow
 @pytest.mark.parametrize("source", _sources(), ids=lambda p: str(p.relative_to(DATA)))
 def test_checks_run_on_every_text(source: Path) -> None:
-    checked = 0
+    checked, roles = 0, load_roles()
     for text in _source_texts(source):
+        roles.states_design_only(text)  # the engine reads whole windows this way
         sentences = split_sentences(text)
         evidence = [("self", sentence) for sentence in sentences]
         for sentence in sentences:
@@ -109,5 +111,6 @@ def test_checks_run_on_every_text(source: Path) -> None:
             assert all(r.passed for r in aligned), (sentence[:200], aligned)
             entities = check_entities(sentence, evidence)
             assert entities is None or entities.passed, (sentence[:200], entities)
+            assert 0.0 <= roles.design_probability(sentence) <= 1.0, sentence[:200]
             checked += 1
     assert checked > 0
