@@ -150,6 +150,31 @@ def test_the_sides_of_a_comparison_the_other_way_round() -> None:
     assert _failed(restated, evidence) == []
 
 
+def test_longer_sides_swapped_in_a_reworded_claim() -> None:
+    """Sides of more than three words, in a claim that rewords its opening: the run between
+    copied words holds the evidence's words in another order, the comparison word between
+    sides that changed places."""
+    evidence = [
+        (
+            "x",
+            "Pain scores at 24 hours were lower in the patients given ketamine before surgery "
+            "than in the patients given placebo, with similar rates of nausea.",
+        )
+    ]
+    swapped = (
+        "In this trial, pain scores at 24 hours were lower in the patients given placebo than "
+        "in the patients given ketamine before surgery, with similar rates of nausea."
+    )
+    moved = (
+        "Compared with placebo, ketamine before surgery gave lower pain scores at 24 hours, "
+        "with similar rates of nausea."
+    )
+    [result] = check_alignment(swapped, evidence)
+    assert (result.name, result.passed) == (ALIGNED_CHANGE, False)
+    assert "comparison the other way round" in result.detail
+    assert _failed(moved, evidence) == []
+
+
 def test_the_detail_names_both_words_and_the_evidence() -> None:
     [result] = check_alignment(
         "Whole-body energy expenditure was also decreased upon CDCA treatment.", CDCA
