@@ -24,7 +24,8 @@ _CUES = re.compile(
 # Polarity is read from the evidence clause that matches the claim: "X did not cause Y,
 # suggesting Z is not important" has two negated clauses but one claim-relevant one.
 _CLAUSE = re.compile(
-    r"[,;:]\s+|\s+(?:but|whereas|while|although|suggesting|indicating|implying)\s+", re.IGNORECASE
+    r"[,;:]\s+|\s+(?:but|whereas|while|although|suggesting|indicating|implying|who|which)\s+",
+    re.IGNORECASE,
 )
 # Sentences that pose a question rather than report a finding: "We hypothesized that X
 # increases Y", "To determine whether X ...". A conclusion that negates them is the answer, not

@@ -83,3 +83,17 @@ def test_a_conclusion_is_no_flip_of_the_question_it_answers() -> None:
     no polarity of its own, so it is never the sentence a claim is compared with."""
     claim = "At the gas flows studied, HFNC are not noisier than BCPAP for preterm infants."
     assert check_negation(claim, HFNC) is None
+
+
+def test_a_negated_relative_clause_the_claim_leaves_out_is_no_flip() -> None:
+    """PubMedQA (MIT), PMID 11566686: "who did not have pyloric stenosis" is a clause of its
+    own, so a claim without it is no flip, and a claim that drops its negation still is."""
+    evidence = [
+        ("11566686", "Fifty-one infants who did not have pyloric stenosis served as controls.")
+    ]
+    kept = check_negation("Fifty-one infants served as controls.", evidence)
+    assert kept is not None and kept.passed
+    flipped = check_negation(
+        "Fifty-one infants who had pyloric stenosis served as controls.", evidence
+    )
+    assert flipped is not None and not flipped.passed
