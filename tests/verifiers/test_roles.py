@@ -23,8 +23,8 @@ METHODS = (
 )
 RESULT = "These differences did not achieve statistical significance."
 CONCLUSION = (
-    "In conclusion, simvastatin seems to be a safe and effective adjuvant therapy for patients "
-    "suffering from major depressive disorder."
+    "GHD men receiving GH treatment have a mortality rate not different from the background "
+    "population."
 )
 
 
