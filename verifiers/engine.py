@@ -503,17 +503,16 @@ class Verifier:
                 decided = [(w, global_scores) for w in _in_order(windows[:GLOBAL_WINDOWS])]
         # A study's aim or methods report no finding, so they refute nothing: the small model
         # reads "To determine whether X reduces Y" as contradicting "X did not reduce Y".
-        design_only = (
+        set_aside: tuple[CheckResult, ...] = ()
+        if (
             label is NLILabel.CONTRADICTION
-            and bool(decided)
+            and decided
             and all(self.roles.states_design_only(w.text) for w, _ in decided)
-        )
-        set_aside = tuple(
-            CheckResult(FINDING, False, _DESIGN_ONLY.format(w.text[:120]), w.pmid)
-            for w, _ in decided
-            if design_only
-        )
-        if design_only:
+        ):
+            set_aside = tuple(
+                CheckResult(FINDING, False, _DESIGN_ONLY.format(w.text[:120]), w.pmid)
+                for w, _ in decided
+            )
             label, confidence, decided = NLILabel.NEUTRAL, decided[0][1].neutral, []
         spans = [_span(w, s) for w, s in decided]
         # The checks of a claim the model supports read the window(s) that decided it, so a name

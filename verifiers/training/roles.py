@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from verifiers.roles import ngrams
+from verifiers.roles import RoleModel, ngrams
 from verifiers.segment import segment
 from verifiers.training.examples import is_answer_eval
 
@@ -161,8 +161,6 @@ def fit_roles(data: Path, progress: Callable[[str], None] = print) -> RoleFit:
     body = {"weights": weights, "bias": round(float(classifier.intercept_[0]), 5)}
     digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:12]
     fitted = {"version": f"roles-{digest}", "threshold": round(threshold, 4), **body}
-    from verifiers.roles import RoleModel
-
     runtime = RoleModel.from_dict(fitted)
     held = list(pubmedqa_sentences(data, held_out=True))
     return RoleFit(
