@@ -201,10 +201,12 @@ def _is_name(word: str) -> bool:
 
 
 def _same_name(ours: str, theirs: str) -> bool:
-    """Two spellings of one name: a plural, a lower-case prefix ("lncRNAs" and "RNAs", "gH2AX"
-    and "H2AX"), a lower-case or hyphenated ending ("TNFa", "COVID-19"), or one inside the
-    other. A name that extends another with capitals or digits is a more specific one, and
-    not the same ("CYP3A4" is not "CYP", "SCUBE3" not "SCUBE", "L124D" not "L124")."""
+    """Two spellings of one name: a plural, a one-letter lower-case prefix ("gH2AX" and "H2AX",
+    "hTERT" and "TERT"), a lower-case or hyphenated ending ("TNFa", "COVID-19"), or one inside
+    the other. A name that extends another with capitals or digits is a more specific one, and
+    not the same ("CYP3A4" is not "CYP", "SCUBE3" not "SCUBE", "L124D" not "L124"); so is one
+    with a longer prefix ("lncRNAs" is not "RNAs"), and a plural does not grow a lower-case
+    ending ("RNAs" is not "RNase")."""
     a, b = ours.casefold(), theirs.casefold()
     if a in (b, b + "s", b + "es") or b in (a + "s", a + "es"):
         return True
@@ -212,9 +214,10 @@ def _same_name(ours: str, theirs: str) -> bool:
     key = longer.casefold()
     if key.startswith(short.casefold()):
         rest = longer[len(short) :]
-        return rest.startswith("-") or rest.islower()
+        return rest.startswith("-") or (rest.islower() and not short[-1].islower())
     if key.endswith(short.casefold()):
-        return longer[: len(longer) - len(short)].islower()
+        prefix = longer[: len(longer) - len(short)]
+        return len(prefix) == 1 and prefix.islower()
     return short.casefold() in key
 
 
@@ -226,7 +229,7 @@ def _renamed(
     another order ("AVP is the homolog of AVT" for "AVT is ... of AVP"). Held on one side only,
     a name the evidence sentence uses elsewhere is no swap."""
     if len(diff.ours) != len(diff.theirs):
-        return False
+        return _term_renamed(diff, claim, span)
     for ours, theirs in zip(diff.ours, diff.theirs, strict=True):
         a, b = ours.casefold(), theirs.casefold()
         if not (_is_name(ours) and _is_name(theirs)) or _same_name(ours, theirs):
@@ -235,6 +238,23 @@ def _renamed(
             continue
         return True
     return False
+
+
+def _term_renamed(diff: _Difference, claim: Counter[str], span: Counter[str]) -> bool:
+    """One name put for a term the tokens cut in parts ("GPU" where the evidence says
+    "BS-seq", "AUC" for "ORMD-0801", "MTD" for "LB-100"), or the other way round; not the
+    same term written joined or apart ("IL6" for "IL-6"). Only inside copied words: at the
+    claim's edge the parts could face anything."""
+    sides = sorted((diff.ours, diff.theirs), key=len)
+    if not diff.inner or len(sides[0]) != 1:
+        return False
+    (single,), parts = sides
+    if not _is_name(single) or not any(_is_name(p) for p in parts):
+        return False
+    if _same_name(single, "".join(parts)) or any(_same_name(single, p) for p in parts):
+        return False
+    names = [w.casefold() for w in (single, *parts) if _is_name(w)]
+    return not all(claim[n] == span[n] for n in names)
 
 
 def _middles(alignment: _Alignment) -> tuple[list[str], list[str]]:

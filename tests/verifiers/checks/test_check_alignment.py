@@ -218,10 +218,15 @@ def test_it_is_a_default_check_whose_change_contradicts() -> None:
             "Irradiation induced phosphorylation of BRCA1, Chk2 and gH2AX in tumour cells.",
             "Irradiation induced phosphorylation of BRCA1, Chk2 and \u03b3H2AX in tumour cells.",
         ),
-        # A more or less specific form of the evidence's name is no swap.
+        # A one-letter lower-case prefix spells the same name ("hTERT" is human TERT).
         (
-            "Enhancer RNAs are a group of lncRNAs transcribed by RNA polymerase II.",
-            "Enhancer RNAs are a group of RNAs transcribed by RNA polymerase II.",
+            "Expression of hTERT was detected in every tumour sample by RT-PCR.",
+            "Expression of TERT was detected in every tumour sample by RT-PCR.",
+        ),
+        # The same term written joined or apart.
+        (
+            "Serum IL6 levels fell after treatment with tocilizumab in every patient.",
+            "Serum IL-6 levels fell after treatment with tocilizumab in every patient.",
         ),
         # A difference held only by stopwords ("of the") could face any words: a clause the
         # claim moved to its end is no changed number.
@@ -281,7 +286,19 @@ def test_two_names_in_another_order_are_no_swap() -> None:
             "The L124D mutation abolished binding of the protein to anionic membranes.",
             ALIGNED_UNSTATED,
         ),
-        # A hyphenated or lower-case ending, or a lower-case prefix, spells the same name.
+        # A longer lower-case prefix names a narrower class; a plural grows no lower-case
+        # ending ("RNAs" is not "RNase").
+        (
+            "Enhancer RNAs are a group of lncRNAs transcribed by RNA polymerase II.",
+            "Enhancer RNAs are a group of RNAs transcribed by RNA polymerase II.",
+            ALIGNED_UNSTATED,
+        ),
+        (
+            "Circular RNAs are stable and resistant to RNAs R digestion in cell lysates.",
+            "Circular RNAs are stable and resistant to RNase R digestion in cell lysates.",
+            ALIGNED_UNSTATED,
+        ),
+        # A hyphenated or lower-case ending spells the same name.
         (
             "Patients with COVID admitted to intensive care had higher D-dimer levels.",
             "Patients with COVID-19 admitted to intensive care had higher D-dimer levels.",
@@ -327,3 +344,22 @@ def test_a_claim_opening_with_another_name_than_the_words_it_faces() -> None:
     # Only a changed name is read there: other facing words are a rewording.
     assert _failed("It is a best-in-class MTH1 inhibitor with potent anticancer activity.",
                    evidence) == []  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        # One name put for a term the tokens cut in two ("BS-seq"), and the other way round.
+        (
+            "We integrated the logic related to GPU alignment into the read-alignment algorithms.",
+            "We integrated the logic related to BS-seq alignment into the read-alignment "
+            "algorithms.",
+        ),
+        (
+            "Patients given LB-100 had a significant reduction in tumour volume at six weeks.",
+            "Patients given MTD had a significant reduction in tumour volume at six weeks.",
+        ),
+    ],
+)
+def test_a_name_put_for_a_hyphenated_term_is_a_swap(claim: str, evidence: str) -> None:
+    assert _failed(claim, [("x", evidence)]) == [ALIGNED_UNSTATED]
