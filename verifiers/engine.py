@@ -83,6 +83,10 @@ GLOBAL_WINDOWS = 3
 # (a failed result on the claim; it has no effect of its own: the verdict is already changed).
 FINDING = "finding"
 _DESIGN_ONLY = "the contradicting evidence states the study's aim or methods, not a finding: {!r}"
+_DESIGN_LED = (
+    "the contradiction rests on the study's aim or methods: they contradict the claim, the "
+    "rest of the evidence read without them does not: {!r}"
+)
 # Sentences judged per batch when ``verify`` runs against a deadline (checked between batches).
 DEADLINE_BATCH = 16
 # Backends with a ``batch_size`` option, which a configured batcher sets to its ``max_pairs``.
@@ -504,13 +508,14 @@ class Verifier:
         # A study's aim or methods report no finding, so they refute nothing: the small model
         # reads "To determine whether X reduces Y" as contradicting "X did not reduce Y".
         set_aside: tuple[CheckResult, ...] = ()
-        if (
-            label is NLILabel.CONTRADICTION
-            and decided
-            and all(self.roles.states_design_only(w.text) for w, _ in decided)
-        ):
+        reason = (
+            self._design_reason(text, [w for w, _ in decided], global_decided)
+            if label is NLILabel.CONTRADICTION and decided
+            else None
+        )
+        if reason is not None:
             set_aside = tuple(
-                CheckResult(FINDING, False, _DESIGN_ONLY.format(w.text[:120]), w.pmid)
+                CheckResult(FINDING, False, reason.format(w.text[:120]), w.pmid)
                 for w, _ in decided
             )
             label, confidence, decided = NLILabel.NEUTRAL, decided[0][1].neutral, []
@@ -544,6 +549,29 @@ class Verifier:
         return ClaimJudgement(
             verdict, round(confidence, 4), needs_review, tuple(spans), checks, signals
         )
+
+    def _design_reason(
+        self, claim: str, windows: Sequence[Window], joined: bool
+    ) -> str | None:
+        """Why a model contradiction from ``windows`` rests on the study's design, or None if it
+        does not: every window states design only, or holds a design sentence, and scored
+        apart (joined, as the windows decided, when ``joined``), the design sentences
+        contradict the claim and the rest does not."""
+        parts = [self.roles.split(w.text) for w in windows]
+        if not all(design for design, _ in parts):
+            return None  # a window without a design sentence decided
+        reports = [" ".join(r) for _, r in parts if r]
+        if not reports:
+            return _DESIGN_ONLY
+        designs = [" ".join(d) for d, _ in parts]
+        if joined:
+            designs, reports = [" ".join(designs)], [" ".join(reports)]
+        scores = self.nli.predict([NLIPair(p, claim) for p in (*designs, *reports)])
+        by_design = decide(scores[: len(designs)], self.thresholds).label
+        by_reports = decide(scores[len(designs) :], self.thresholds).label
+        if by_design is NLILabel.CONTRADICTION and by_reports is not NLILabel.CONTRADICTION:
+            return _DESIGN_LED
+        return None
 
     def _restated(
         self,

@@ -82,8 +82,15 @@ class RoleModel:
 
     def states_design_only(self, passage: str) -> bool:
         """Every sentence of ``passage`` (an evidence window) states the study's design."""
-        sentences = segment(passage)
-        return bool(sentences) and all(self.is_design(s.text) for s in sentences)
+        design, reports = self.split(passage)
+        return bool(design) and not reports
+
+    def split(self, passage: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """``passage``'s sentences that state the study's design, and those that report
+        something (background or findings)."""
+        sentences = [s.text for s in segment(passage)]
+        design = tuple(s for s in sentences if self.is_design(s))
+        return design, tuple(s for s in sentences if s not in design)
 
 
 @lru_cache(maxsize=4)

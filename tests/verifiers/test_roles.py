@@ -3,11 +3,14 @@ sets aside a model contradiction resting on them alone. Abstract sentences: PubM
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
 from verifiers import Verdict
 from verifiers.engine import FINDING, Verifier
 from verifiers.eval.pairs import CountingNLI
+from verifiers.nli._base import NLIPair, NLIScores
 from verifiers.roles import RoleModel, load_roles, ngrams
 from verifiers.training.roles import section_role
 from verifiers.windows import make_evidence
@@ -95,5 +98,54 @@ def test_a_contradiction_from_a_finding_stands(contradicting: CountingNLI) -> No
     evidence = [make_evidence("18708308", "", [RESULT])]
     answer = "The differences between the groups achieved statistical significance [PMID:18708308]."
     (sentence,) = Verifier(contradicting).verify(answer, evidence).sentences
+    assert sentence.verdict is Verdict.CONTRADICTED
+    assert all(c.name != FINDING for claim in sentence.claims for c in claim.checks)
+
+
+class ContradictsTheMethods:
+    """Contradicts a premise holding the methods sentence, most surely when the result follows
+    it (so that window decides), as the small model reads a study's design against its
+    conclusion; neutral on anything else. Keeps the premises it was asked about."""
+
+    name = "scripted"
+    version = "contradicts-the-methods"
+
+    def __init__(self) -> None:
+        self.premises: list[str] = []
+
+    def predict(self, pairs: Sequence[NLIPair]) -> list[NLIScores]:
+        self.premises += [p.premise for p in pairs]
+        return [self._scores(p.premise) for p in pairs]
+
+    def _scores(self, premise: str) -> NLIScores:
+        if METHODS not in premise:
+            return NLIScores(0.0, 1.0, 0.0)
+        return NLIScores(0.0, 0.01, 0.99) if RESULT in premise else NLIScores(0.05, 0.15, 0.8)
+
+
+def test_a_contradiction_the_methods_make_and_the_rest_does_not_is_set_aside() -> None:
+    nli = ContradictsTheMethods()
+    evidence = [make_evidence("20712979", "", [METHODS, RESULT])]
+    answer = "Colonoscopy does not change the management of acute diverticulitis [PMID:20712979]."
+    (sentence,) = Verifier(nli).verify(answer, evidence).sentences
+    assert sentence.verdict is Verdict.UNSUPPORTED
+    (claim,) = sentence.claims
+    (set_aside,) = [c for c in claim.checks if c.name == FINDING]
+    assert "rests on the study's aim or methods" in set_aside.detail
+    # The methods and the rest of the window were each read alone.
+    assert METHODS in nli.premises and RESULT in nli.premises
+
+
+class ContradictsTheResult(ContradictsTheMethods):
+    """Contradicts any premise holding the result, alone or after the methods."""
+
+    def _scores(self, premise: str) -> NLIScores:
+        return NLIScores(0.01, 0.02, 0.97) if RESULT in premise else NLIScores(0.0, 1.0, 0.0)
+
+
+def test_a_contradiction_the_rest_of_the_window_makes_alone_stands() -> None:
+    evidence = [make_evidence("20712979", "", [METHODS, RESULT])]
+    answer = "The differences between the groups achieved statistical significance [PMID:20712979]."
+    (sentence,) = Verifier(ContradictsTheResult()).verify(answer, evidence).sentences
     assert sentence.verdict is Verdict.CONTRADICTED
     assert all(c.name != FINDING for claim in sentence.claims for c in claim.checks)
