@@ -27,13 +27,19 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from verifiers.checks.negation import AIM
 from verifiers.segment import segment
 
 ROLES_PATH = Path(__file__).parent / "lexicons" / "sentence_roles.json"
 # scikit-learn's CountVectorizer default tokens (two or more word characters), lower-cased:
 # the runtime must read a sentence as the fit did.
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")
+# Sentences that pose a question rather than report a finding: "We hypothesized that X
+# increases Y", "To determine whether X ...".
+AIM = re.compile(
+    r"\b(?:whether|hypothes[ie]s|hypothesi[sz]ed|aims?|aimed|objectives?|purpose"
+    r"|we (?:sought|tested|asked))\b|\?\s*$",
+    re.IGNORECASE,
+)
 # What a study set out to do, said outright; the fit misses many of these, as structured
 # abstracts often state their aim under BACKGROUND (and label it so).
 _AIM_OPENING = re.compile(
@@ -97,3 +103,10 @@ class RoleModel:
 def load_roles(path: Path = ROLES_PATH) -> RoleModel:
     """The shipped role model (or another file ``veriproxy train-roles`` wrote)."""
     return RoleModel.from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+@lru_cache(maxsize=8192)
+def states_design(sentence: str) -> bool:
+    """Whether the shipped role model calls ``sentence`` design, remembered: the checks ask
+    about the same evidence sentences for every claim of an answer."""
+    return load_roles().is_design(sentence)

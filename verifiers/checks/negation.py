@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from verifiers._types import CheckResult
 from verifiers.checks._base import Check, CheckInput, Effect
 from verifiers.checks.normalise import NEAR_COPY, closest, content_tokens, normalise
+from verifiers.roles import states_design
 
 _CUES = re.compile(
     r"\b(?:not|no|never|neither|nor|none|without|cannot|can't|won't|isn't|aren't|wasn't|"
@@ -24,15 +25,8 @@ _CUES = re.compile(
 # Polarity is read from the evidence clause that matches the claim: "X did not cause Y,
 # suggesting Z is not important" has two negated clauses but one claim-relevant one.
 _CLAUSE = re.compile(
-    r"[,;:]\s+|\s+(?:but|whereas|while|although|suggesting|indicating|implying|who|which)\s+",
-    re.IGNORECASE,
-)
-# Sentences that pose a question rather than report a finding: "We hypothesized that X
-# increases Y", "To determine whether X ...". A conclusion that negates them is the answer, not
-# a flip of the evidence.
-AIM = re.compile(
-    r"\b(?:whether|hypothes[ie]s|hypothesi[sz]ed|aims?|aimed|objectives?|purpose"
-    r"|we (?:sought|tested|asked))\b|\?\s*$",
+    r"[,;:]\s+|\s+(?:but|whereas|while|although|suggesting|indicating|implying|who|which)\s+"
+    r"|\s+and\s+(?=not\b)",
     re.IGNORECASE,
 )
 # Share of the matching evidence clause's content words a claim clause must contain: a short
@@ -55,7 +49,9 @@ def check_negation(claim: str, sentences: Sequence[tuple[str, str]]) -> CheckRes
     claim_tokens = content_tokens(claim)
     if not claim_tokens:
         return None
-    found = closest(claim_tokens, ((p, t) for p, t in sentences if not AIM.search(t)))
+    # A sentence that states the study's aim or methods poses the question or says what was
+    # done: a conclusion that negates it is the answer, not a flip of the evidence.
+    found = closest(claim_tokens, ((p, t) for p, t in sentences if not states_design(t)))
     if found is None:
         return None
     pmid, text = found

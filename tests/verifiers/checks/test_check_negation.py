@@ -97,3 +97,23 @@ def test_a_negated_relative_clause_the_claim_leaves_out_is_no_flip() -> None:
         "Fifty-one infants who had pyloric stenosis served as controls.", evidence
     )
     assert flipped is not None and not flipped.passed
+
+
+def test_a_negated_alternative_the_claim_leaves_out_is_no_flip() -> None:
+    """PubMedQA (MIT), PMID 22233470: "and not on ability to pay" is a clause of its own."""
+    evidence = [
+        ("22233470", "Universal coverage involves ensuring that health care benefits are "
+         "distributed on the basis of need for care and not on ability to pay."),
+    ]  # fmt: skip
+    kept = check_negation(
+        "Universal coverage means that health care benefits are distributed on the basis of "
+        "need for care.",
+        evidence,
+    )
+    assert kept is not None and kept.passed
+    flipped = check_negation(
+        "Universal coverage means that health care benefits are not distributed on the basis "
+        "of need for care.",
+        evidence,
+    )
+    assert flipped is not None and not flipped.passed
