@@ -41,10 +41,13 @@ AIM = re.compile(
     re.IGNORECASE,
 )
 # What a study set out to do, said outright; the fit misses many of these, as structured
-# abstracts often state their aim under BACKGROUND (and label it so).
+# abstracts often state their aim under BACKGROUND (and label it so). "We compared" and "we
+# investigated" say what was done; "we determined that" and "we identified" report findings.
 _AIM_OPENING = re.compile(
-    r"^(?:to|we|this study|the present study)\s+(?:\w+\s+)?(?:determine|evaluate|assess|"
-    r"investigate|examine|compare|analy[sz]e|explore|identify|describe|test|establish)\b",
+    r"^(?:(?:in (?:this|the present) (?:study|work|paper|article)|here),?\s+)?"
+    r"(?:to|we|this study|the present study)\s+(?:\w+\s+)?(?:determine|evaluate|assess|"
+    r"investigate|examine|compare|analy[sz]e|explore|identify|describe|test|establish|"
+    r"evaluated|assessed|investigated|examined|compared|analy[sz]ed|explored|tested)\b",
     re.IGNORECASE,
 )
 

@@ -117,3 +117,17 @@ def test_a_negated_alternative_the_claim_leaves_out_is_no_flip() -> None:
         evidence,
     )
     assert flipped is not None and not flipped.passed
+
+
+def test_a_conclusion_is_no_flip_of_the_methods_it_follows() -> None:
+    """PubMedQA (MIT), PMID 19683101: "we investigated X as a diagnostic parameter" says what the
+    study did; "X should not be considered as a diagnostic parameter" is its answer."""
+    evidence = [
+        ("19683101", "In this study, we investigated D-dimer serum level as a diagnostic "
+         "parameter for acute appendicitis."),
+    ]  # fmt: skip
+    claim = (
+        "Increased D-dimer levels should not be considered as a diagnostic parameter in "
+        "diagnosis of acute appendicitis."
+    )
+    assert check_negation(claim, evidence) is None
