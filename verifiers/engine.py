@@ -45,6 +45,7 @@ from verifiers._types import (
     Verdict,
 )
 from verifiers.checks import Check, CheckInput, Effect, Scope, get_checks
+from verifiers.checks.negation import negated_alike, without_negation
 from verifiers.citations import parse_citations, strip_citations
 from verifiers.claims import ClaimSpan, Decomposer, create_decomposer, is_checkworthy
 from verifiers.confidence import ClaimSignals, ConfidenceModel, load_confidence
@@ -87,6 +88,17 @@ _DESIGN_LED = (
     "the contradiction rests on the study's aim or methods: they contradict the claim, the "
     "rest of the evidence read without them does not: {!r}"
 )
+# A model contradiction set aside because the claim and its evidence are both negated and
+# read without their negation words do not contradict: the small model takes "not" and "no"
+# for a contradiction cue (an annotation artifact of the NLI corpora), whichever side they are
+# on. A failed result with no effect of its own, like ``finding``.
+SHARED_NEGATION = "shared_negation"
+_SHARED_NEGATION = (
+    "the claim and the evidence are both negated, and read without the negation they do not "
+    "contradict: {!r}"
+)
+# The failed results that record a contradiction set aside: they lower a verdict, never raise.
+SET_ASIDE = frozenset({FINDING, SHARED_NEGATION})
 # Sentences judged per batch when ``verify`` runs against a deadline (checked between batches).
 DEADLINE_BATCH = 16
 # Backends with a ``batch_size`` option, which a configured batcher sets to its ``max_pairs``.
@@ -509,14 +521,14 @@ class Verifier:
         # reads "To determine whether X reduces Y" as contradicting "X did not reduce Y".
         set_aside: tuple[CheckResult, ...] = ()
         reason = (
-            self._design_reason(text, [w for w, _ in decided], global_decided)
+            self._set_aside_reason(text, [w for w, _ in decided], global_decided)
             if label is NLILabel.CONTRADICTION and decided
             else None
         )
         if reason is not None:
+            name, detail = reason
             set_aside = tuple(
-                CheckResult(FINDING, False, reason.format(w.text[:120]), w.pmid)
-                for w, _ in decided
+                CheckResult(name, False, detail.format(w.text[:120]), w.pmid) for w, _ in decided
             )
             label, confidence, decided = NLILabel.NEUTRAL, decided[0][1].neutral, []
         spans = [_span(w, s) for w, s in decided]
@@ -550,9 +562,31 @@ class Verifier:
             verdict, round(confidence, 4), needs_review, tuple(spans), checks, signals
         )
 
-    def _design_reason(
+    def _set_aside_reason(
         self, claim: str, windows: Sequence[Window], joined: bool
-    ) -> str | None:
+    ) -> tuple[str, str] | None:
+        """The check name and detail of a reason to set aside a model contradiction drawn from
+        ``windows`` (joined, as they decided, when ``joined``), or None to keep it."""
+        design = self._design_reason(claim, windows, joined)
+        if design is not None:
+            return FINDING, design
+        if self._negation_led(claim, windows, joined):
+            return SHARED_NEGATION, _SHARED_NEGATION
+        return None
+
+    def _negation_led(self, claim: str, windows: Sequence[Window], joined: bool) -> bool:
+        """Whether the claim and every deciding window are negated alike (each negated clause of
+        the claim faces a negated clause) and, their negation words taken out of both, the model
+        no longer reads a contradiction (one more NLI pair per window). A flipped negation is a
+        negated side against an affirmative one: untouched."""
+        premises = [" ".join(w.text for w in windows)] if joined else [w.text for w in windows]
+        if not all(negated_alike(claim, p) for p in premises):
+            return False
+        hypothesis = without_negation(claim)
+        scores = self.nli.predict([NLIPair(without_negation(p), hypothesis) for p in premises])
+        return decide(scores, self.thresholds).label is not NLILabel.CONTRADICTION
+
+    def _design_reason(self, claim: str, windows: Sequence[Window], joined: bool) -> str | None:
         """Why a model contradiction from ``windows`` rests on the study's design, or None if it
         does not: every window states design only, or holds a design sentence, and scored
         apart (joined, as the windows decided, when ``joined``), the design sentences

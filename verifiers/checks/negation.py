@@ -29,6 +29,7 @@ _CLAUSE = re.compile(
     r"|\s+and\s+(?=not\b)",
     re.IGNORECASE,
 )
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(])")
 # Share of the matching evidence clause's content words a claim clause must contain: a short
 # claim ("The tradename of apixaban is Eliquis") shares two words with a long clause that has
 # its own negation ("... apixaban (Eliquis) ... does not require monitoring") without copying it.
@@ -39,6 +40,46 @@ NEGATION = "negation"  # the name of its results
 def is_negated(text: str) -> bool:
     """Odd number of negation cues: "not without effect" reads as affirmative."""
     return len(_CUES.findall(normalise(text))) % 2 == 1
+
+
+# The affirmative each cue leaves behind ("cannot" -> "can", "wasn't" -> "was"); a cue not
+# named here is dropped ("did not improve" -> "did improve", "no correlation" -> "correlation").
+_AFFIRMATIVE = {
+    "cannot": "can", "can't": "can", "won't": "will", "isn't": "is", "aren't": "are",
+    "wasn't": "was", "weren't": "were", "doesn't": "does", "don't": "do", "didn't": "did",
+    "nor": "or", "non significant": "significant", "nonsignificant": "significant",
+    "insignificant": "significant",
+}  # fmt: skip
+
+
+def negated_alike(claim: str, evidence: str) -> bool:
+    """Whether the claim is negated and each negated clause of it faces a negated clause of
+    ``evidence``: the evidence clause (of any of its sentences) sharing most of its content
+    words. "without myocardial injury" in a clause about prognosis does not negate "Myocardial
+    injury is associated with fatal outcome" for the claim "X does not cause heart damage"."""
+    if not is_negated(claim):
+        return False
+    clauses = [
+        (clause, content_tokens(clause))
+        for sentence in _SENTENCE_END.split(evidence)
+        for clause in _CLAUSE.split(sentence)
+    ]
+    negated = [content_tokens(c) for c in _CLAUSE.split(claim) if is_negated(c)]
+    if not negated or not clauses:
+        return False
+    for tokens in negated:
+        match, match_tokens = max(clauses, key=lambda e: len(tokens & e[1]))
+        if not tokens & match_tokens or not is_negated(match):
+            return False
+    return True
+
+
+def without_negation(text: str) -> str:
+    """``text`` normalised (lower-cased: the NLI model reads no case) with its negation cues
+    taken out, the affirmative it negates as near as words allow ("No significant correlation
+    was found" -> "significant correlation was found")."""
+    affirmative = _CUES.sub(lambda m: _AFFIRMATIVE.get(m.group(0), ""), normalise(text))
+    return re.sub(r"\s{2,}", " ", affirmative).strip()
 
 
 def check_negation(claim: str, sentences: Sequence[tuple[str, str]]) -> CheckResult | None:

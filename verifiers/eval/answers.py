@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from verifiers._types import Evidence, ResponseReport, SentenceAnnotation, Verdict
-from verifiers.engine import FINDING
+from verifiers.engine import SET_ASIDE
 from verifiers.training.benchmarks import split_sentences
 from verifiers.training.claims import (
     change_number,
@@ -255,14 +255,14 @@ def judged_in(report: ResponseReport, span: tuple[int, int]) -> list[SentenceAnn
 def cause(sentences: Sequence[SentenceAnnotation], verdict: Verdict) -> str:
     """Why sentences got ``verdict``: the checks that failed on them (claim checks included);
     when none did, ``judge`` if the LLM judge's verdict stood, else ``model``. A model
-    contradiction set aside as resting on the study's design (``finding``) lowers a verdict, so it
-    is never the cause of a contradiction: a judge that contradicts the claim after it is."""
+    contradiction set aside (``finding``, ``shared_negation``) lowers a verdict, so it is never
+    the cause of a contradiction: a judge that contradicts the claim after it is."""
     failed = {
         check.name
         for s in sentences
         if s.verdict is verdict
         for check in (*s.checks, *(c for claim in s.claims for c in claim.checks))
-        if not check.passed and not (check.name == FINDING and verdict is Verdict.CONTRADICTED)
+        if not check.passed and not (check.name in SET_ASIDE and verdict is Verdict.CONTRADICTED)
     }
     if failed:
         return "+".join(sorted(failed))

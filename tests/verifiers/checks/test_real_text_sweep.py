@@ -4,7 +4,8 @@ on real Unicode (µ/μ, middle-dot decimals, full-width forms, odd punctuation, 
 Each sentence of each text is checked as a claim against the text's sentences as evidence:
 every quantity and every entity it names must then be found, and no direction flip or aligned
 change can fire (the sentence aligns with itself).
-The negation check runs too (no exception); its own cases are in test_check_negation.py."""
+The negation check runs too (no exception; its own cases are in test_check_negation.py), and
+every sentence read without its negation words is affirmative."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from verifiers.checks import (
     extract_quantities,
 )
 from verifiers.checks.entities import check_entities
+from verifiers.checks.negation import is_negated, negated_alike, without_negation
 from verifiers.eval.data import data_dir
 from verifiers.roles import load_roles
 from verifiers.training.benchmarks import split_sentences
@@ -107,6 +109,9 @@ def test_checks_run_on_every_text(source: Path) -> None:
             direction = check_direction(sentence, evidence)
             assert direction is None or direction.passed, (sentence[:200], direction)
             check_negation(sentence, evidence)
+            # The engine reads two negated sentences again without their negation words.
+            assert not is_negated(without_negation(sentence)), sentence[:200]
+            negated_alike(sentence, text)
             aligned = check_alignment(sentence, evidence)
             assert all(r.passed for r in aligned), (sentence[:200], aligned)
             entities = check_entities(sentence, evidence)
