@@ -34,7 +34,13 @@ from verifiers._types import CheckResult
 from verifiers.checks._base import Check, CheckInput, Effect
 from verifiers.checks.direction import word_sign
 from verifiers.checks.negation import is_negated
-from verifiers.checks.normalise import GREEK_AS_LATIN, NEAR_COPY, cased_tokens, content_tokens
+from verifiers.checks.normalise import (
+    GREEK_AS_LATIN,
+    NEAR_COPY,
+    cased_tokens,
+    content_tokens,
+    without_section_labels,
+)
 from verifiers.checks.qualifiers import scale_side
 
 ALIGNED_CHANGE = "aligned_change"
@@ -381,10 +387,10 @@ def check_alignment(claim: str, sentences: Sequence[tuple[str, str]]) -> list[Ch
     """Align the claim with the evidence sentences (PMID, text) it shares most words with and
     report the changes of the closest copy (see the module's docstring); a copy without a
     change wins a tie. Empty when none is a near copy."""
-    words, negated = _words(claim), is_negated(claim)
+    words, negated = _words(without_section_labels(claim)), is_negated(claim)
     best: tuple[int, int, list[CheckResult]] | None = None
     for pmid, text in _nearest(claim, sentences):
-        alignment = _align(words, _words(text))
+        alignment = _align(words, _words(without_section_labels(text)))
         if alignment.copied < NEAR_COPY * len(words):
             continue
         results = _results(alignment, pmid, text, negated=negated)

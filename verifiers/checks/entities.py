@@ -17,7 +17,12 @@ from collections.abc import Mapping, Sequence
 
 from verifiers._types import CheckResult
 from verifiers.checks._base import Check, CheckInput, Effect
-from verifiers.checks.normalise import GREEK_AS_LATIN, content_tokens, normalise
+from verifiers.checks.normalise import (
+    GREEK_AS_LATIN,
+    content_tokens,
+    normalise,
+    without_section_labels,
+)
 
 ENTITY = "entity"
 # Molecules and statistics every abstract may name without their being what a claim is about.
@@ -83,6 +88,7 @@ def check_entities(
     ``windows`` (PMID and text of the evidence that speaks to the claim), as written or, for a
     short form its abstract defines (``abbreviations``: per PMID, short-form token -> the
     content tokens of its long form), spelled out."""
+    claim = without_section_labels(claim)  # a heading names nothing, in a claim or its evidence
     found = dict.fromkeys(name for _, _, name in [*symbols(claim), *drugs(claim)])
     names = [name for name in found if name.upper() not in GENERIC]
     if not names:
@@ -105,7 +111,7 @@ def _names(name: str, text: str, forms: Mapping[str, frozenset[str]] | None) -> 
     """Whether ``text`` names ``name``: as written (a plural "LVADs" as "LVAD"), or spelled
     out as the long form its abstract defines for it."""
     needle = normalise(name.translate(GREEK_AS_LATIN)).lower()
-    haystack = normalise(text.translate(GREEK_AS_LATIN)).lower()
+    haystack = normalise(without_section_labels(text).translate(GREEK_AS_LATIN)).lower()
     if needle in haystack or (needle.endswith("s") and needle[:-1] in haystack):
         return True
     short = content_tokens(name.removesuffix("s") if name[-2:-1].isupper() else name)

@@ -134,6 +134,22 @@ def _stem(token: str) -> str:
     return token
 
 
+# The heading of a structured abstract's section ("BACKGROUND:", "MATERIALS AND METHODS:"):
+# structure, not words of the abstract, so no claim's name or wording is found in it.
+_SECTION = (
+    r"BACKGROUND|INTRODUCTION|CONTEXT|OBJECTIVES?|AIMS?|PURPOSE|METHODS?|MATERIALS|DESIGN|"
+    r"SETTINGS?|PARTICIPANTS|PATIENTS|INTERVENTIONS?|MEASUREMENTS|MAIN OUTCOME MEASURES?|"
+    r"RESULTS?|FINDINGS|CONCLUSIONS?|INTERPRETATION|SUMMARY|SIGNIFICANCE|MOTIVATION|"
+    r"AVAILABILITY|IMPLEMENTATION|CONTACT|SUPPLEMENTARY INFORMATION"
+)
+_SECTION_LABEL = re.compile(rf"(?:^|(?<=[.!?]\s))(?:{_SECTION})(?:\s+AND\s+(?:{_SECTION}))*:\s*")
+
+
+def without_section_labels(text: str) -> str:
+    """``text`` without the section headings of a structured abstract that open its sentences."""
+    return _SECTION_LABEL.sub("", text)
+
+
 NEAR_COPY = 0.6  # share of the claim's content words the evidence sentence must contain
 
 

@@ -363,3 +363,13 @@ def test_a_claim_opening_with_another_name_than_the_words_it_faces() -> None:
 )
 def test_a_name_put_for_a_hyphenated_term_is_a_swap(claim: str, evidence: str) -> None:
     assert _failed(claim, [("x", evidence)]) == [ALIGNED_UNSTATED]
+
+
+def test_a_claim_that_puts_a_section_heading_for_a_name_is_a_changed_name() -> None:
+    # "SUMMARY: X is ..." states X; the heading is structure, so "SUMMARY is ..." names another
+    # (a structured abstract's first sentence, as BioASQ's abstracts print it; words ours).
+    stated = "HMMTool is an open-source package designed to fit hidden Markov models."
+    evidence = [("1", f"SUMMARY: {stated}")]
+    assert all(r.passed for r in check_alignment(stated, evidence))
+    results = check_alignment(stated.replace("HMMTool", "SUMMARY"), evidence)
+    assert [r.name for r in results if not r.passed] == [ALIGNED_UNSTATED], results

@@ -99,3 +99,13 @@ def test_a_name_only_another_window_holds_does_not_ride_on_the_deciding_windows_
     assert failed == ["not in the evidence for this claim: Ipilimumab"]
     verdict, failed = _supported("Pembrolizumab improved overall survival in advanced melanoma")
     assert verdict is Verdict.SUPPORTED and not failed
+
+
+def test_a_section_heading_is_no_name_the_abstract_gives() -> None:
+    # A structured abstract's sentence opens with its heading; a claim that puts the heading
+    # where the gene was is not borne out by it ("RESULTS ... -deficient mice").
+    window = next(s for s in _sentences("21366394") if "CX3CR1-deficient mice" in s)
+    labelled = [("21366394", f"RESULTS: {window}")]
+    assert check_entities(window, labelled).passed  # type: ignore[union-attr]
+    failed = check_entities(window.replace("CX3CR1", "RESULTS", 1), labelled)
+    assert failed is not None and not failed.passed and "RESULTS" in failed.detail
