@@ -52,6 +52,12 @@ _AIM_OPENING = re.compile(
 )
 
 
+# P(design) from which a sentence next to a design sentence is design too. On the held-out
+# PubMedQA questions' section labels: design calls agree with the label 0.851 -> 0.849 of the
+# time and find 0.666 -> 0.765 of design sentences (0.5: 0.838 and 0.803).
+NEIGHBOUR_THRESHOLD = 0.6
+
+
 def ngrams(text: str) -> set[str]:
     """The sentence's unigrams and bigrams as the fit counted them (present or not)."""
     tokens = _TOKEN.findall(text.lower())
@@ -96,9 +102,20 @@ class RoleModel:
 
     def split(self, passage: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """``passage``'s sentences that state the study's design, and those that report
-        something (background or findings)."""
+        something (background or findings). An abstract's sections are runs of sentences, so
+        a sentence next to a design one is design from ``NEIGHBOUR_THRESHOLD`` on ("The control
+        group received the protocol every 12 hours" after "To compare the incidence ...")."""
         sentences = [s.text for s in segment(passage)]
-        design = tuple(s for s in sentences if self.is_design(s))
+        called = [self.is_design(s) for s in sentences]
+        design = tuple(
+            s
+            for i, s in enumerate(sentences)
+            if called[i]
+            or (
+                any(called[j] for j in (i - 1, i + 1) if 0 <= j < len(called))
+                and self.design_probability(s) >= NEIGHBOUR_THRESHOLD
+            )
+        )
         return design, tuple(s for s in sentences if s not in design)
 
 

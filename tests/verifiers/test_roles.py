@@ -11,7 +11,7 @@ from verifiers import Verdict
 from verifiers.engine import FINDING, Verifier
 from verifiers.eval.pairs import CountingNLI
 from verifiers.nli._base import NLIPair, NLIScores
-from verifiers.roles import RoleModel, load_roles, ngrams
+from verifiers.roles import NEIGHBOUR_THRESHOLD, RoleModel, load_roles, ngrams
 from verifiers.training.roles import section_role
 from verifiers.windows import make_evidence
 
@@ -170,3 +170,25 @@ def test_a_contradiction_the_rest_of_the_window_makes_alone_stands() -> None:
     (sentence,) = Verifier(ContradictsTheResult()).verify(answer, evidence).sentences
     assert sentence.verdict is Verdict.CONTRADICTED
     assert all(c.name != FINDING for claim in sentence.claims for c in claim.checks)
+
+
+# PubMedQA 27146470: the cohort, then how non-adherence was defined (P(design) 0.62 alone).
+COHORT = (
+    "A prospective cohort of 481 newly confirmed TB patients from three counties in western "
+    "China were enrolled during June to December 2012 and was followed until June 2013."
+)
+DEFINED = (
+    "Patients who missed at least one dose of drugs or one follow-up re-examination during the "
+    "treatment course were deemed as non-adherent."
+)
+
+
+def test_a_sentence_next_to_a_design_sentence_needs_less_to_be_design() -> None:
+    roles = load_roles()
+    assert roles.is_design(COHORT) and not roles.is_design(DEFINED)
+    assert roles.design_probability(DEFINED) >= NEIGHBOUR_THRESHOLD
+    assert roles.split(f"{COHORT} {DEFINED}") == ((COHORT, DEFINED), ())
+    assert roles.states_design_only(f"{COHORT} {DEFINED}")
+    # Alone, or beside a finding, it is read on its own merits.
+    assert roles.split(DEFINED) == ((), (DEFINED,))
+    assert roles.split(f"{RESULT} {DEFINED}") == ((), (RESULT, DEFINED))
