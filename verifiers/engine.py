@@ -517,8 +517,9 @@ class Verifier:
             if joined.label is not NLILabel.NEUTRAL:
                 label, confidence, global_decided = joined.label, joined.confidence, True
                 decided = [(w, global_scores) for w in _in_order(windows[:GLOBAL_WINDOWS])]
-        # A study's aim or methods report no finding, so they refute nothing: the small model
-        # reads "To determine whether X reduces Y" as contradicting "X did not reduce Y".
+        # Contradictions the small model is known to misread are set aside: a study's aim or
+        # methods report no finding ("To determine whether X reduces Y" against "X did not
+        # reduce Y"), and two negations that agree are no opposition.
         set_aside: tuple[CheckResult, ...] = ()
         reason = (
             self._set_aside_reason(text, [w for w, _ in decided], global_decided)
