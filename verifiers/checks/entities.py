@@ -94,6 +94,7 @@ def check_entities(
     if not names:
         return None
     abbreviations = abbreviations or {}
+    windows = [(pmid, without_section_labels(text)) for pmid, text in windows]
     missing = []
     found_in: str | None = None
     for name in names:
@@ -111,7 +112,7 @@ def _names(name: str, text: str, forms: Mapping[str, frozenset[str]] | None) -> 
     """Whether ``text`` names ``name``: as written (a plural "LVADs" as "LVAD"), or spelled
     out as the long form its abstract defines for it."""
     needle = normalise(name.translate(GREEK_AS_LATIN)).lower()
-    haystack = normalise(without_section_labels(text).translate(GREEK_AS_LATIN)).lower()
+    haystack = normalise(text.translate(GREEK_AS_LATIN)).lower()
     if needle in haystack or (needle.endswith("s") and needle[:-1] in haystack):
         return True
     short = content_tokens(name.removesuffix("s") if name[-2:-1].isupper() else name)

@@ -15,6 +15,7 @@ from verifiers._types import CheckResult
 from verifiers.checks._base import Check, CheckInput, Effect
 from verifiers.checks.normalise import NEAR_COPY, closest, content_tokens, normalise
 from verifiers.roles import states_design
+from verifiers.segment import segment
 
 _CUES = re.compile(
     r"\b(?:not|no|never|neither|nor|none|without|cannot|can't|won't|isn't|aren't|wasn't|"
@@ -29,7 +30,6 @@ _CLAUSE = re.compile(
     r"|\s+and\s+(?=not\b)",
     re.IGNORECASE,
 )
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(])")
 # Share of the matching evidence clause's content words a claim clause must contain: a short
 # claim ("The tradename of apixaban is Eliquis") shares two words with a long clause that has
 # its own negation ("... apixaban (Eliquis) ... does not require monitoring") without copying it.
@@ -61,8 +61,8 @@ def negated_alike(claim: str, evidence: str) -> bool:
         return False
     clauses = [
         (clause, content_tokens(clause))
-        for sentence in _SENTENCE_END.split(evidence)
-        for clause in _CLAUSE.split(sentence)
+        for sentence in segment(evidence)
+        for clause in _CLAUSE.split(sentence.text)
     ]
     negated = [content_tokens(c) for c in _CLAUSE.split(claim) if is_negated(c)]
     if not negated or not clauses:
