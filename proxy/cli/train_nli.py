@@ -1,4 +1,4 @@
-"""``veriproxy train-nli``: reproduce the bundled NLI model from the public datasets (CPU)."""
+"""``veriproxy train-nli``: reproduce the bundled NLI model from the public datasets (CPU or GPU)."""
 
 from __future__ import annotations
 
@@ -98,6 +98,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="training arithmetic: bf16 mixed precision (fast on CPUs with AVX512-BF16 or AMX) "
         "or fp32 (for CPUs that only emulate bf16)",
     )
+    parser.add_argument(
+        "--device",
+        default="cpu",
+        help="where both stages train: cpu, or cuda on a machine with an NVIDIA GPU (export, "
+        "calibration and the confidence model run on CPU either way)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -125,6 +131,7 @@ def run(args: argparse.Namespace) -> int:
         resume=args.resume,
         max_steps=args.max_steps,
         precision=args.precision,
+        device=args.device,
         false_alarm_ceiling=args.false_alarm_ceiling,
         reviews=args.reviews,
         recipe=args.recipe,

@@ -113,14 +113,36 @@ def test_tiny_run_writes_a_loadable_model(tiny_run: TinyRun) -> None:
 
 
 def test_a_finished_run_resumes_without_training_again(tiny_run: TinyRun, tmp_path: Path) -> None:
+    """A finished stage two is loaded, not trained, and needs nothing of stage one but its
+    recorded SNLI accuracy: stages trained on another machine (a GPU) finish here."""
     work = tmp_path / "work"
     shutil.copytree(tiny_run.work, work)
+    for left_behind in ("model.pt", "checkpoint.pt"):
+        (work / "general" / left_behind).unlink()
     out = tmp_path / "model"
     again = _train("--out", str(out), "--work-dir", str(work), *tiny_run.settings, "--resume")
     assert again.returncode == 0, again.stderr[-3000:]
-    # Both stages resume from their own checkpoints, and neither trains again.
-    assert again.stderr.count("resumed from step 1 of 1") == 2
-    assert " loss " not in again.stderr.split("resumed from step")[1]
+    assert "biomedical: finished earlier, loaded" in again.stderr
+    assert "stage one data" not in again.stderr and " loss " not in again.stderr
+    recorded = tiny_run.config()["training"]["snli_test_accuracy"]
+    assert json.loads((out / "nli_config.json").read_text())["training"][
+        "snli_test_accuracy"
+    ] == recorded
+    assert tiny_run.config()["training"]["settings"]["trained_on"] == "cpu"
+
+
+def test_resume_under_other_settings_trains_again(tiny_run: TinyRun, tmp_path: Path) -> None:
+    """Stage two's finished marker records its learning settings: a resumed run with another
+    number of epochs picks up its checkpoint and trains on."""
+    work = tmp_path / "work"
+    shutil.copytree(tiny_run.work, work)
+    out = tmp_path / "model"
+    again = _train(
+        "--out", str(out), "--work-dir", str(work), *tiny_run.settings, "--resume", "--epochs", "2"
+    )
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "biomedical: finished earlier" not in again.stderr
+    assert "resumed from step 1 of 2" in again.stderr and " loss " in again.stderr
 
 
 def test_calibrate_only_rewrites_the_rule_and_drops_stale_figures(

@@ -30,7 +30,13 @@ from verifiers.training.model import FactorizedNLI
 from verifiers.training.recipe import DEFAULT_RECIPE, RECIPES
 from verifiers.training.reviews import SOURCE as REVIEWS
 from verifiers.training.reviews import review_examples
-from verifiers.training.train import TrainConfig, predict_labels, train
+from verifiers.training.train import (
+    TrainConfig,
+    is_finished,
+    predict_labels,
+    train,
+    trained_on,
+)
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +61,7 @@ class PipelineConfig:
     resume: bool = False
     max_steps: int | None = None
     precision: Literal["fp32", "bf16"] = "bf16"
+    device: str = "cpu"  # where both stages train ("cuda": an NVIDIA GPU); the rest runs on CPU
     # At most this share of held-out supported claims called contradicted (None: macro-F1 only).
     false_alarm_ceiling: float | None = None
     reviews: Path | None = None  # ``veriproxy review export`` rows for the biomedical stage
@@ -66,8 +73,54 @@ def _snli_accuracy(model: FactorizedNLI, config: PipelineConfig) -> float:
     if config.max_pairs is not None:
         rows = rows[: max(config.max_pairs // 4, 8)]
     tokenizer = load_tokenizer(config.base_path / TOKENIZER_FILE, config.max_length)
-    predicted = predict_labels(model, tokenizer, rows)
+    predicted = predict_labels(model, tokenizer, rows, device=config.device)
     return sum(p == r.label for p, r in zip(predicted, rows, strict=True)) / len(rows)
+
+
+# Beside stage one's weights: its SNLI test accuracy, so that a run resumed after stage two
+# finished (or whose stages trained on another machine) needs neither stage one's weights nor
+# its evaluation again.
+SNLI_FILE = "snli_test_accuracy.json"
+
+
+def stage_configs(config: PipelineConfig) -> tuple[TrainConfig, TrainConfig]:
+    """Stage one's and stage two's training settings; stage two starts from stage one."""
+    stage_one = TrainConfig(
+        base_path=str(config.base_path),
+        work_dir=config.work_dir / "general",
+        epochs=config.general_epochs,
+        max_length=config.max_length,
+        seed=config.seed,
+        threads=config.threads,
+        max_steps=config.max_steps,
+        precision=config.precision,
+        device=config.device,
+    )
+    stage_two = replace(
+        stage_one,
+        work_dir=config.work_dir / "biomedical",
+        epochs=config.epochs,
+        init_weights=stage_one.work_dir / "model.pt",
+    )
+    return stage_one, stage_two
+
+
+def train_stages(config: PipelineConfig, data: StageData) -> tuple[FactorizedNLI, float]:
+    """Trains (or resumes) both stages; returns the final model and stage one's SNLI test
+    accuracy. Stage one is skipped when stage two has already finished."""
+    stage_one, stage_two = stage_configs(config)
+    tokenizer_path = config.base_path / TOKENIZER_FILE
+    recorded = stage_one.work_dir / SNLI_FILE
+    if not (is_finished(stage_two, len(data.mixed.train)) and recorded.exists()):
+        log.info("stage one data: %s", data.general.summary())
+        model = train(stage_one, data.general.train, tokenizer_path)
+        accuracy = _snli_accuracy(model, config)
+        recorded.write_text(json.dumps({"accuracy": accuracy}) + "\n", encoding="utf-8")
+    snli_general = float(json.loads(recorded.read_text(encoding="utf-8"))["accuracy"])
+    log.info("stage one: SNLI test accuracy %.3f", snli_general)
+    log.info("stage two data: %s", data.biomedical.summary())
+    log.info("stage two rehearses %d of stage one's pairs", data.rehearsed)
+    return train(stage_two, data.mixed.train, tokenizer_path), snli_general
 
 
 def stage_data(config: PipelineConfig) -> StageData:
@@ -92,41 +145,11 @@ def run(config: PipelineConfig) -> Path:
     if not config.resume and work.exists():
         shutil.rmtree(work)
     _mark_data(config)
-    tokenizer_path = config.base_path / TOKENIZER_FILE
 
     data = stage_data(config)
-    general, splits, mixed = data.general, data.biomedical, data.mixed
+    general, splits = data.general, data.biomedical
     log.info("recipe %s, pairs per source:\n%s", config.recipe, data.table())
-    log.info("stage one data: %s", general.summary())
-    stage_one = TrainConfig(
-        base_path=str(config.base_path),
-        work_dir=work / "general",
-        epochs=config.general_epochs,
-        max_length=config.max_length,
-        seed=config.seed,
-        threads=config.threads,
-        max_steps=config.max_steps,
-        precision=config.precision,
-    )
-    model = train(stage_one, general.train, tokenizer_path)
-    snli_general = _snli_accuracy(model, config)
-    log.info("stage one: SNLI test accuracy %.3f", snli_general)
-
-    log.info("stage two data: %s", splits.summary())
-    rehearsed = data.rehearsed
-    log.info("stage two rehearses %d of stage one's pairs", rehearsed)
-    settings = TrainConfig(
-        base_path=str(config.base_path),
-        work_dir=work / "biomedical",
-        epochs=config.epochs,
-        max_length=config.max_length,
-        seed=config.seed,
-        threads=config.threads,
-        max_steps=config.max_steps,
-        init_weights=stage_one.work_dir / "model.pt",
-        precision=config.precision,
-    )
-    model = train(settings, mixed.train, tokenizer_path)
+    model, snli_general = train_stages(config, data)
     snli_final = _snli_accuracy(model, config)
     log.info("stage two: SNLI test accuracy %.3f", snli_final)
 
@@ -149,18 +172,19 @@ def run(config: PipelineConfig) -> Path:
     training = {
         "settings": {
             k: v
-            for k, v in asdict(settings).items()
-            if k not in {"base_path", "work_dir", "init_weights"}
+            for k, v in asdict(stage_configs(config)[1]).items()
+            if k not in {"base_path", "work_dir", "init_weights", "device", "checkpoint_seconds"}
         }
         | {
             "base_model": "sentence-transformers/all-MiniLM-L6-v2",
+            "trained_on": trained_on(stage_configs(config)[1]),
             "general_epochs": config.general_epochs,
             "recipe": config.recipe,
         },
         "pairs": {
             "general": len(general.train),
             "train": len(splits.train),
-            "rehearsed": rehearsed,
+            "rehearsed": data.rehearsed,
             "reviewed": {
                 "train": sum(e.source == REVIEWS for e in splits.train),
                 "validation": sum(e.source == REVIEWS for e in splits.validation),
