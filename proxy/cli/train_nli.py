@@ -1,4 +1,4 @@
-"""``veriproxy train-nli``: reproduce the bundled NLI model from the public datasets (CPU or GPU)."""
+"""``veriproxy train-nli``: reproduce the bundled NLI model from the public datasets."""
 
 from __future__ import annotations
 

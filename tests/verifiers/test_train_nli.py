@@ -125,9 +125,10 @@ def test_a_finished_run_resumes_without_training_again(tiny_run: TinyRun, tmp_pa
     assert "biomedical: finished earlier, loaded" in again.stderr
     assert "stage one data" not in again.stderr and " loss " not in again.stderr
     recorded = tiny_run.config()["training"]["snli_test_accuracy"]
-    assert json.loads((out / "nli_config.json").read_text())["training"][
-        "snli_test_accuracy"
-    ] == recorded
+    assert (
+        json.loads((out / "nli_config.json").read_text())["training"]["snli_test_accuracy"]
+        == recorded
+    )
     assert tiny_run.config()["training"]["settings"]["trained_on"] == "cpu"
 
 
