@@ -111,12 +111,13 @@ def train_stages(config: PipelineConfig, data: StageData) -> tuple[FactorizedNLI
     stage_one, stage_two = stage_configs(config)
     tokenizer_path = config.base_path / TOKENIZER_FILE
     recorded = stage_one.work_dir / SNLI_FILE
-    if not (is_finished(stage_two, len(data.mixed.train)) and recorded.exists()):
+    if is_finished(stage_two, len(data.mixed.train)) and recorded.exists():
+        snli_general = float(json.loads(recorded.read_text(encoding="utf-8"))["accuracy"])
+    else:
         log.info("stage one data: %s", data.general.summary())
         model = train(stage_one, data.general.train, tokenizer_path)
-        accuracy = _snli_accuracy(model, config)
-        recorded.write_text(json.dumps({"accuracy": accuracy}) + "\n", encoding="utf-8")
-    snli_general = float(json.loads(recorded.read_text(encoding="utf-8"))["accuracy"])
+        snli_general = _snli_accuracy(model, config)
+        recorded.write_text(json.dumps({"accuracy": snli_general}) + "\n", encoding="utf-8")
     log.info("stage one: SNLI test accuracy %.3f", snli_general)
     log.info("stage two data: %s", data.biomedical.summary())
     log.info("stage two rehearses %d of stage one's pairs", data.rehearsed)
@@ -169,15 +170,16 @@ def run(config: PipelineConfig) -> Path:
     choice, items = _choose_rule(int8_backend, config)
     thresholds = choice.thresholds
 
+    stage_two = stage_configs(config)[1]
     training = {
         "settings": {
             k: v
-            for k, v in asdict(stage_configs(config)[1]).items()
+            for k, v in asdict(stage_two).items()
             if k not in {"base_path", "work_dir", "init_weights", "device", "checkpoint_seconds"}
         }
         | {
             "base_model": "sentence-transformers/all-MiniLM-L6-v2",
-            "trained_on": trained_on(stage_configs(config)[1]),
+            "trained_on": trained_on(stage_two),
             "general_epochs": config.general_epochs,
             "recipe": config.recipe,
         },
