@@ -35,15 +35,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--max-length",
         type=int,
         default=None,
-        help="tokens per pair (default: the recipe's, 128 for v1 and v3, 256 for v2)",
+        help="tokens per pair (default: the recipe's, 128 for v1, v3 and v4, 256 for v2)",
     )
     parser.add_argument(
         "--recipe",
-        choices=("v1", "v2", "v3"),
+        choices=("v1", "v2", "v3", "v4"),
         default="v1",
         help="training data: v1, the shipped model's; v2 adds LingNLI and SICK to stage one and "
         "FactCG's CG2C, passages of about 200 tokens and deletion negatives to stage two "
-        "(docs/nli-model.md); v3 is v2 at 128 tokens with HealthVer's claims seen twice",
+        "(docs/nli-model.md); v3 is v2 at 128 tokens with HealthVer's claims seen twice; v4 is v1 "
+        "with more swapped-direction, swapped-quantifier and reversed-comparison contradictions",
     )
     parser.add_argument(
         "--data-only",

@@ -271,6 +271,15 @@ def change_number(claim: str, rng: random.Random) -> str | None:
     return claim[: m.start(1)] + text + claim[m.end(1) :]
 
 
+# The rewrites a recipe may ask for more of, beyond ``contradict``'s one per claim
+# (``Recipe.emphasis``): those a model trained longer learned to let pass (docs/nli-model.md).
+EMPHASIS_MAKERS: dict[str, Callable[[str], str | None]] = {
+    "direction": swap_direction,
+    "quantifier": swap_quantifier,
+    "comparison": reverse_comparison,
+}
+
+
 def contradict(claim: str, rng: random.Random, context: str = "") -> str | None:
     """A claim that the evidence supporting ``claim`` would contradict, or None. ``context``:
     the evidence itself, whose other entities may stand in for the claim's."""

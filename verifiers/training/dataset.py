@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from verifiers.training.claims import contradict
+from verifiers.training.claims import EMPHASIS_MAKERS, contradict
 from verifiers.training.documents import DELETION_CAP, PASSAGE_CAP
 from verifiers.training.examples import (
     CONTRADICTION,
@@ -90,6 +90,22 @@ def _augment(rows: list[Example], rng: random.Random) -> list[Example]:
     return out
 
 
+def emphasised_pairs(
+    rows: list[Example], emphasis: Mapping[str, float], rng: random.Random
+) -> list[Example]:
+    """More rule-made contradictions of the kinds ``emphasis`` names (kind -> share of the
+    supported pairs the rewrite applies to), beyond ``_augment``'s one of a random kind."""
+    out: list[Example] = []
+    for e in rows:
+        if e.label != ENTAILMENT:
+            continue
+        for kind, rate in emphasis.items():
+            made = EMPHASIS_MAKERS[kind](e.hypothesis)
+            if made and made != e.hypothesis and rng.random() < rate:
+                out.append(Example(e.premise, made, CONTRADICTION, f"{e.source}+{kind}", e.group))
+    return out
+
+
 def _read(data_dir: Path, readers: Mapping[str, Reader], rng: random.Random) -> list[Example]:
     rows: list[Example] = []
     for name, reader in readers.items():
@@ -119,16 +135,21 @@ def build(
     reviewed: Sequence[Example] = (),
     documents: Mapping[str, Reader] | None = None,
     repeats: Mapping[str, int] | None = None,
+    emphasis: Mapping[str, float] | None = None,
 ) -> Splits:
     """Stage two: all biomedical pairs, shuffled with ``seed``; ``max_pairs`` keeps a small
     sample for a tiny run. ``reviewed`` pairs (reviewers' labels on live traffic) join whole,
     past the cap, each on the side its request's hash gives it. ``documents``: a recipe's
     readers beyond the window-level ones, read after them (so the default draws stay as they
     were). ``repeats``: claim-group prefix -> how many times its training pairs are seen (the
-    validation side is never repeated)."""
+    validation side is never repeated). ``emphasis``: more rule-made contradictions of some
+    kinds (``emphasised_pairs``), drawn after the others (the default draws stay as they were)."""
     rng = random.Random(seed)
     rows = _read(data_dir, {**READERS, **PARAPHRASE_READERS, **(documents or {})}, rng)
-    rows.extend(_augment(rows, rng))
+    made = _augment(rows, rng)
+    if emphasis:
+        made += emphasised_pairs(rows, emphasis, rng)
+    rows.extend(made)
     rng.shuffle(rows)
     splits = _split(rows, max_pairs)
     train = splits.train + repeated_pairs(splits.train, repeats or {}, rng)
@@ -197,10 +218,11 @@ def build_stages(
     general: Mapping[str, Reader] = GENERAL_READERS,
     documents: Mapping[str, Reader] | None = None,
     repeats: Mapping[str, int] | None = None,
+    emphasis: Mapping[str, float] | None = None,
 ) -> StageData:
     """Stage one's and stage two's pairs, and stage two's with the replay."""
     first = build_general(data_dir, seed, max_pairs, general)
-    second = build(data_dir, seed, max_pairs, reviewed, documents, repeats)
+    second = build(data_dir, seed, max_pairs, reviewed, documents, repeats, emphasis)
     return StageData(first, second, rehearse(second, first, seed))
 
 

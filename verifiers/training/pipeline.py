@@ -137,6 +137,7 @@ def stage_data(config: PipelineConfig) -> StageData:
         recipe.general,
         recipe.stage_two(tokenizer_path, config.max_length),
         recipe.repeats,
+        recipe.emphasis,
     )
 
 

@@ -1,5 +1,6 @@
 """Recipe v2's general-domain readers read the real files as written, recipe v1 is unchanged,
-and v3 is v2 at 128 tokens with HealthVer's claims repeated."""
+v3 is v2 at 128 tokens with HealthVer's claims repeated, and v4 is v1 with more contradictions
+of the kinds a longer-trained model let pass."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import pytest
 
 from verifiers.eval.data import data_dir
 from verifiers.training import card
-from verifiers.training.dataset import repeated_pairs
+from verifiers.training.claims import EMPHASIS_MAKERS
+from verifiers.training.dataset import emphasised_pairs, repeated_pairs
 from verifiers.training.examples import CONTRADICTION, ENTAILMENT, NEUTRAL, Example
 from verifiers.training.general import GENERAL_READERS, GENERAL_READERS_V2, lingnli, sick
 from verifiers.training.recipe import DEFAULT_RECIPE, RECIPES
@@ -88,6 +90,35 @@ def test_repeated_pairs_copies_the_named_claims_training_pairs_only() -> None:
     extra = repeated_pairs(train, {"healthver:": 3}, random.Random(0))
     assert Counter(e.hypothesis for e in extra) == {"claim 0": 2, "claim 2": 2}
     assert repeated_pairs(train, {}, random.Random(0)) == []
+
+
+def test_recipe_v4_is_v1_with_every_emphasised_kind() -> None:
+    v1, v4 = RECIPES["v1"], RECIPES["v4"]
+    assert (v4.general, v4.documents, v4.max_length) == (v1.general, v1.documents, 128)
+    assert set(v4.emphasis) == set(EMPHASIS_MAKERS) and not v1.emphasis
+
+
+def test_emphasised_pairs_contradict_supported_claims_of_the_named_kind_only() -> None:
+    premise = "Statin use decreased mortality in all patients."
+    rows = [
+        Example(
+            premise, "Statins decreased mortality in all patients.", ENTAILMENT, "scifact", "s:1"
+        ),
+        Example(premise, "Statins are given to patients.", ENTAILMENT, "scifact", "s:2"),
+        Example(premise, "Statins increased mortality.", NEUTRAL, "scifact", "s:3"),
+    ]
+    made = emphasised_pairs(rows, {"direction": 1.0, "quantifier": 1.0}, random.Random(0))
+    assert [(e.hypothesis, e.label, e.source, e.group) for e in made] == [
+        ("Statins increased mortality in all patients.", CONTRADICTION, "scifact+direction", "s:1"),
+        (
+            "Statins decreased mortality in few patients.",
+            CONTRADICTION,
+            "scifact+quantifier",
+            "s:1",
+        ),
+    ]
+    assert all(e.premise == premise for e in made)
+    assert emphasised_pairs(rows, {"direction": 0.0}, random.Random(0)) == []
 
 
 @pytest.mark.parametrize(("recipe", "listed"), [("v1", False), ("v2", True), ("v3", True)])
