@@ -157,6 +157,7 @@ def _fit_confidence(args: argparse.Namespace) -> int:
 
     from verifiers.config import verifier_config
     from verifiers.engine import Verifier
+    from verifiers.training import card
     from verifiers.training.confidence import DEFAULT_MAX_ANSWERS, fit_for
 
     nli = {"name": "bundled", "model_dir": str(args.out), "threads": args.threads}
@@ -174,6 +175,7 @@ def _fit_confidence(args: argparse.Namespace) -> int:
         seed=args.seed,
         progress=progress,
     )
+    card.write(args.out)  # the card's confidence section describes the fit just written
     print(json.dumps(model.fit, indent=2))
-    print(f"review_below {model.review_below}; confidence model written to {args.out}")
+    print(f"review_below {model.review_below}; confidence model and card written to {args.out}")
     return 0

@@ -3,10 +3,12 @@ the JSON it ships as, and the review threshold it is fitted with."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import numpy as np
 import pytest
+from sklearn.isotonic import IsotonicRegression
 
 from verifiers._types import Verdict
 from verifiers.confidence import (
@@ -18,7 +20,7 @@ from verifiers.confidence import (
     load_confidence,
 )
 from verifiers.nli._base import NLIScores
-from verifiers.training.confidence import review_threshold
+from verifiers.training.confidence import centred_isotonic, review_threshold
 
 WINDOW = "Metformin lowered HbA1c by 1.1% compared with placebo in 120 adults with type 2 diabetes."
 CLAIM = "Metformin lowers HbA1c in adults with type 2 diabetes."
@@ -139,3 +141,22 @@ def test_review_threshold_never_splits_claims_tied_at_a_probability() -> None:
     right = [1, 1, 1, 0, 0]
     assert review_threshold(probability, [s] * 5, right, 0.75).value == 0.9
     assert review_threshold(probability, [s] * 5, right, 0.6).value == 0.8
+
+
+def test_the_centred_isotonic_map_rises_through_what_would_be_one_step() -> None:
+    # Raw outputs 0..9, right on every other one: a plain isotonic fit pools the middle eight
+    # into one step at 0.5 (eight claims at one confidence, which no threshold can split).
+    raw = [float(i) for i in range(10)]
+    right = [0, 1, 0, 1, 0, 1, 0, 1, 0, 1]
+    xs, ys = centred_isotonic(raw, right, [1.0] * 10)
+    assert all(a < b for a, b in itertools.pairwise(xs))
+    assert all(a < b for a, b in itertools.pairwise(ys))
+    plain = IsotonicRegression(out_of_bounds="clip").fit(raw, right).predict(raw)
+    assert list(ys) == sorted(set(plain.tolist()))  # the same levels, each at its step's centre
+    for level, centre in zip(ys, xs, strict=True):
+        members = [x for x, p in zip(raw, plain, strict=True) if p == level]
+        assert centre == pytest.approx(sum(members) / len(members))
+    head = _head(1.0, (xs, ys))
+    assert plain.tolist().count(0.5) == 8
+    mapped = [head.calibrated(x) for x in (3.5, 5.0, 6.5)]  # inside the old step
+    assert mapped == pytest.approx([0.5 * 3.5 / 4.5, 0.5 + 0.5 * 0.5 / 4.5, 0.5 + 0.5 * 2 / 4.5])

@@ -175,6 +175,24 @@ def test_calibrate_only_rewrites_the_rule_and_drops_stale_figures(
     assert after["version"] in (out / "MODEL_CARD.md").read_text(encoding="utf-8")
 
 
+def test_confidence_only_refits_the_confidence_model_and_its_card_section(
+    tiny_run: TinyRun, tmp_path: Path
+) -> None:
+    out = tmp_path / "model"
+    shutil.copytree(tiny_run.out, out)
+    (out / "confidence.json").unlink()
+    card = out / "MODEL_CARD.md"
+    card.write_text("stale", encoding="utf-8")
+
+    done = _train("--out", str(out), "--confidence-only", "--max-answers", "2", "--threads", "1")
+    assert done.returncode == 0, done.stderr[-3000:]
+    confidence = load_confidence(out, tiny_run.config()["version"])
+    assert confidence is not None
+    text = card.read_text(encoding="utf-8")
+    assert "then the centred isotonic map" in text
+    assert f"default `review_below` {confidence.review_below}" in text
+
+
 def test_reviews_join_the_biomedical_stage_split_by_request(tiny_run: TinyRun) -> None:
     """Reviewers' labels join the tiny run whole, past --max-pairs, each request's sentences on
     one side of the split."""

@@ -163,9 +163,10 @@ def _confidence(model_dir: Path) -> list[str]:
     threshold = fit.get("review_below", {})
     return [
         "- P(verdict right) per verdict: a logistic regression over "
-        f"{len(raw['features'])} features of the judged claim, then an isotonic map, fitted on "
-        f"{fit.get('claims')} held-out claims {fit.get('by_source')} (sources weighted equally; "
-        "`verifiers/training/confidence.py`).",
+        f"{len(raw['features'])} features of the judged claim, then the "
+        f"{fit.get('calibration', 'isotonic')} map, "
+        f"fitted on {fit.get('claims')} held-out claims {fit.get('by_source')} (sources weighted "
+        "equally; `verifiers/training/confidence.py`).",
         f"- out of fold: error capture {oof.get('error_capture')} (the model's own probability: "
         f"{oof.get('error_capture_raw_confidence')}); ECE {oof.get('ece')} (own probability: "
         f"{oof.get('ece_raw_confidence')}).",

@@ -12,9 +12,10 @@ of ``eval answers``:
   anything but ``supported``), so the deterministic checks' outcomes are learned too.
 
 Every claim goes through ``Verifier.judge_claims``, the engine's own path. One logistic
-regression per verdict is scored out of fold (folds by question or claim group), an isotonic
-map is fitted on those out-of-fold outputs, and ``review_below`` is the lowest threshold at which
-the out-of-fold ``supported`` verdicts above it reach the target precision.
+regression per verdict is scored out of fold (folds by question or claim group), a centred
+isotonic map (``centred_isotonic``) is fitted on those out-of-fold outputs, and
+``review_below`` is the lowest threshold at which the out-of-fold ``supported`` verdicts above
+it reach the target precision.
 """
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ TARGET_PRECISION = 0.95
 # records the precision that buys). Deployments set review_below to choose otherwise.
 MIN_SUPPORTED_KEPT = 0.6
 DEFAULT_MAX_ANSWERS = 700
+# How the heads' outputs are mapped to P(right), as recorded in the fit (earlier fits: "isotonic").
+CALIBRATION = "centred isotonic"
 _GOLD = {
     CLASS_NAMES.index("supported"): Verdict.SUPPORTED,
     CLASS_NAMES.index("not_enough_evidence"): Verdict.UNSUPPORTED,
@@ -191,16 +194,28 @@ def _fit_head(
 def _with_isotonic(
     head: VerdictHead, raw: Sequence[float], right: Sequence[int], weight: Sequence[float]
 ) -> VerdictHead:
+    xs, ys = centred_isotonic(raw, right, weight)
+    return VerdictHead(head.mean, head.scale, head.coef, head.intercept, xs, ys)
+
+
+def centred_isotonic(
+    raw: Sequence[float], right: Sequence[int], weight: Sequence[float]
+) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The isotonic map from raw outputs to the rate of right verdicts, with each of its
+    plateaus drawn in to one point at the weighted mean of its raw outputs (centred isotonic
+    regression, Oron and Flournoy 2017), so the map rises strictly between its first and last
+    point. A plain isotonic map is a staircase: one step can hold most of a verdict's claims,
+    every one at the same confidence, and no threshold can then mark some of them and not the
+    others (a candidate model's ``review_below`` kept 0.91 of supported verdicts for that)."""
+    x = np.asarray(raw, dtype=np.float64)
+    w = np.asarray(weight, dtype=np.float64)
     iso = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip")
-    iso.fit(raw, right, sample_weight=weight)
-    return VerdictHead(
-        head.mean,
-        head.scale,
-        head.coef,
-        head.intercept,
-        tuple(float(v) for v in iso.X_thresholds_),
-        tuple(float(v) for v in iso.y_thresholds_),
-    )
+    fitted = iso.fit(x, right, sample_weight=w).predict(x)
+    levels = np.unique(fitted)
+    centres = [
+        float(np.average(x[fitted == level], weights=w[fitted == level])) for level in levels
+    ]
+    return tuple(centres), tuple(float(level) for level in levels)
 
 
 def source_weights(sources: Sequence[str]) -> npt.NDArray[np.float64]:
@@ -319,6 +334,7 @@ def fit_stats(
     review_below = threshold.value
     raw_confidence = [j.signals.nli_confidence for j in judged]
     return {
+        "calibration": CALIBRATION,
         "claims": len(judged),
         "by_source": by_source,
         "accuracy": round(sum(right) / max(len(right), 1), 4),
