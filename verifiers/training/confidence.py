@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -191,13 +191,6 @@ def _fit_head(
     )
 
 
-def _with_isotonic(
-    head: VerdictHead, raw: Sequence[float], right: Sequence[int], weight: Sequence[float]
-) -> VerdictHead:
-    xs, ys = centred_isotonic(raw, right, weight)
-    return VerdictHead(head.mean, head.scale, head.coef, head.intercept, xs, ys)
-
-
 def centred_isotonic(
     raw: Sequence[float], right: Sequence[int], weight: Sequence[float]
 ) -> tuple[tuple[float, ...], tuple[float, ...]]:
@@ -256,12 +249,8 @@ def fit(judged: Sequence[Judged], model_version: str, seed: int = 13) -> Fitted:
         else:
             head = _fit_head(x[rows], y[rows], w[rows])
             raw[rows] = [head.raw(v) for v in x[rows]]
-        full = _with_isotonic(
-            _fit_head(x[rows], y[rows], w[rows]),
-            raw[rows].tolist(),
-            y[rows].tolist(),
-            w[rows].tolist(),
-        )
+        iso_x, iso_y = centred_isotonic(raw[rows].tolist(), y[rows].tolist(), w[rows].tolist())
+        full = replace(_fit_head(x[rows], y[rows], w[rows]), iso_x=iso_x, iso_y=iso_y)
         heads[verdict] = full
         oof[rows] = [full.calibrated(r) for r in raw[rows]]
     threshold = review_threshold(

@@ -13,13 +13,12 @@
   first v2 model lost HealthVer (the document readers leave out most of its claims, whose
   passages are its dev evidence, so its own style was the part v2 saw least of); at 128 tokens
   the runtime and its speed stay as they are.
-- ``v4``: v1's pairs, plus a swapped-direction,
-  swapped-quantifier or reversed-comparison contradiction of half the supported claims that
-  have such a word, and two epochs of stage one and three of stage two. Trained for more epochs,
-  v1's data taught the model to let these pass more often (docs/nli-model.md); every such claim
-  (a share of 1.0) made it call more correct sentences contradicted. Measured and not shipped:
-  like every model trained this long, it calls an off-topic claim contradicted by an unrelated
-  abstract (SNLI's convention), docs/nli-model.md.
+- ``v4``: v1's pairs, plus a swapped-direction, swapped-quantifier or reversed-comparison
+  contradiction of half the supported claims that have such a word, and two epochs of stage one
+  and three of stage two. Trained for more epochs, v1's data taught the model to let these pass
+  more often (docs/nli-model.md); every such claim (a share of 1.0) made it call more correct
+  sentences contradicted. Measured and not shipped: it calls a restated conclusion of the
+  end-to-end tests' abstract, and a fanciful off-topic claim, contradicted (docs/nli-model.md).
 """
 
 from __future__ import annotations
