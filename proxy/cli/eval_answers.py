@@ -13,7 +13,7 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -66,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
     from verifiers.config import verifier_config
     from verifiers.engine import Verifier
     from verifiers.eval.answers import PERTURBATIONS, evaluate, load_items
+    from verifiers.eval.off_topic import off_topic
     from verifiers.judge.offline import verify_with_judge
 
     nli: dict[str, object] = {"name": "bundled"}
@@ -73,15 +74,26 @@ def run(args: argparse.Namespace) -> int:
         nli["model_dir"] = str(args.model_dir)
     verifier = Verifier.from_config(verifier_config({"nli": nli}))
     items = load_items(args.data_dir, args.source, args.limit)
+    asides = off_topic(items, args.data_dir)
+    if not any(s.kind == "everyday" for aside in asides for s in aside):
+        print(
+            f"no SNLI test split under {args.data_dir}: no everyday sentences are appended",
+            file=sys.stderr,
+        )
     cascade = judge_cascade(args, verifier.selector, verifier.nli)
     verify = verifier.verify if cascade is None else partial(verify_with_judge, verifier, cascade)
     if args.quotes:
         from proxy.cli.eval_answers_quotes import run_quotes
 
-        return run_quotes(args, verifier, verify, items)
-    print(f"verifying {len(items)} answers, each also once per perturbation kind", file=sys.stderr)
+        return run_quotes(args, verifier, verify, items, asides)
+    print(
+        f"verifying {len(items)} answers, each also once per perturbation kind and once with "
+        "off-topic sentences appended",
+        file=sys.stderr,
+    )
     started = time.monotonic()
-    result = evaluate(verify, items, seed=args.seed, progress=progress_printer(started)).as_dict()
+    progress = progress_printer(started)
+    result = evaluate(verify, items, args.seed, progress, asides).as_dict()
     result |= {
         "items": len(items),
         "source": args.source,
@@ -124,4 +136,22 @@ def run(args: argparse.Namespace) -> int:
             f"{kind:<14}{row['sentences']:>10}{row['caught']:>8.3f}{row['caught_or_review']:>11.3f}"
             f"{row['of_supported']:>14}{row['caught_of_supported']:>8.3f}"
         )
+    print_off_topic(result["off_topic"], [""])
     return 0
+
+
+def print_off_topic(columns: Sequence[Mapping[str, Any]], names: Sequence[str]) -> None:
+    """The off-topic uncited sentences called contradicted (should be none), one column per
+    rendering: 'contradicted of checked (unmarked)'."""
+    print("off-topic uncited sentences called contradicted (right verdict: uncited):")
+    header = "".join(f"{name:>24}" for name in names)
+    if header.strip():
+        print(f"{'':<36}{header}")
+    for kind in columns[0]:
+        cells = [
+            f"{c[kind]['contradicted']} of {c[kind]['checked']} "
+            f"({c[kind]['contradicted_unmarked']})"
+            for c in columns
+        ]
+        label = f"  {kind} ({columns[0][kind]['sentences']} appended)"
+        print(f"{label:<36}" + "".join(f"{cell:>24}" for cell in cells))

@@ -11,10 +11,11 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from proxy.cli.eval_answers import progress_printer
+from proxy.cli.eval_answers import print_off_topic, progress_printer
 from verifiers import Evidence, ResponseReport
 from verifiers.engine import Verifier
 from verifiers.eval.answers import PERTURBATIONS, AnswerItem
+from verifiers.eval.off_topic import OffTopicSentence
 from verifiers.eval.pairs import CountingNLI
 from verifiers.eval.quoted import MISQUOTES
 from verifiers.eval.side_by_side import compare
@@ -25,18 +26,19 @@ def run_quotes(
     verifier: Verifier,
     verify: Callable[[str, Sequence[Evidence]], ResponseReport],
     items: Sequence[AnswerItem],
+    off_topic: Sequence[Sequence[OffTopicSentence]] = (),
 ) -> int:
     # The verifier scores through the counter from here on; the judge, built before, does not.
     counter = CountingNLI(verifier.nli)
     verifier.nli = counter
     print(
         f"verifying {len(items)} answers without and with quotes, each also once per "
-        "distortion and misquote kind",
+        "distortion and misquote kind, and once with off-topic sentences appended",
         file=sys.stderr,
     )
     started = time.monotonic()
     progress = progress_printer(started, "answers (both renderings)")
-    result = compare(verify, items, seed=args.seed, progress=progress, nli=counter).as_dict()
+    result = compare(verify, items, args.seed, progress, counter, off_topic).as_dict()
     result |= {
         "source": args.source,
         "model": counter.version,
@@ -87,6 +89,7 @@ def _print(result: Mapping[str, Any], args: argparse.Namespace) -> None:
         print(f"  {kind:<33}{row['sentences']:>12}{row['caught']:>8.3f}{row['reported']:>10.3f}")
     total = misquotes["all"]
     print(f"  {'all':<33}{total['sentences']:>12}{total['caught']:>8.3f}")
+    print_off_topic([plain["off_topic"], quoted["off_topic"]], ["without quotes", "with quotes"])
     premise = quoted["premise"]
     judged = sum(premise.values()) or 1
     shares = ", ".join(f"{k} {v / judged:.3f}" for k, v in premise.items())

@@ -22,10 +22,10 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from verifiers._types import Evidence, ResponseReport, SentenceAnnotation, Verdict
-from verifiers.engine import SET_ASIDE
+from verifiers.checks import Effect, check_names, get_checks
 from verifiers.training.benchmarks import split_sentences
 from verifiers.training.claims import (
     change_number,
@@ -41,6 +41,9 @@ from verifiers.training.examples import is_answer_eval
 from verifiers.training.paraphrases import overlap
 from verifiers.training.reliability import aurc, error_capture, reliability
 from verifiers.windows import make_evidence
+
+if TYPE_CHECKING:  # off_topic reads AnswerItem from here
+    from verifiers.eval.off_topic import OffTopicSentence
 
 # Perturbation kinds, each a rule that rewrites one sentence given the answer's evidence text
 # (None where it does not apply).
@@ -184,6 +187,13 @@ class AnswerMetrics:
     # the answer's.
     grounded: int = 0
     grounded_supported: int = 0
+    # Off-topic uncited sentences appended to the answers (``verifiers.eval.off_topic``), per
+    # kind: those appended, those judged check-worthy, and of them those called contradicted
+    # (the right verdict is ``uncited``), with and without the needs_review mark.
+    off_topic: Counter[str] = field(default_factory=Counter)
+    off_topic_checked: Counter[str] = field(default_factory=Counter)
+    off_topic_contradicted: Counter[str] = field(default_factory=Counter)
+    off_topic_contradicted_unmarked: Counter[str] = field(default_factory=Counter)
 
     @property
     def supported_rate(self) -> float:
@@ -238,6 +248,18 @@ class AnswerMetrics:
                 }
                 for kind in PERTURBATIONS
             },
+            "off_topic": {
+                kind: {
+                    "sentences": self.off_topic[kind],
+                    "checked": self.off_topic_checked[kind],
+                    "contradicted": self.off_topic_contradicted[kind],
+                    "contradicted_rate": round(
+                        self.off_topic_contradicted[kind] / max(self.off_topic_checked[kind], 1), 4
+                    ),
+                    "contradicted_unmarked": self.off_topic_contradicted_unmarked[kind],
+                }
+                for kind in self.off_topic
+            },
         }
 
 
@@ -253,21 +275,36 @@ def judged_in(report: ResponseReport, span: tuple[int, int]) -> list[SentenceAnn
 
 
 def cause(sentences: Sequence[SentenceAnnotation], verdict: Verdict) -> str:
-    """Why sentences got ``verdict``: the checks that failed on them (claim checks included);
-    when none did, ``judge`` if the LLM judge's verdict stood, else ``model``. A model
-    contradiction set aside (``finding``, ``shared_negation``) lowers a verdict, so it is never
-    the cause of a contradiction: a judge that contradicts the claim after it is."""
+    """Why sentences got ``verdict``: the checks that failed on them (claim checks included)
+    and can give that verdict; when none did, ``judge`` if the LLM judge's verdict stood, else
+    ``model``. Only a check whose failure contradicts (a changed number, a flipped direction
+    or negation) explains a contradiction: one that withholds support (an entity or a number
+    the evidence does not name) or sets a model contradiction aside (``finding``,
+    ``shared_negation``) failing beside it did not make it."""
+    can_contradict = _contradicting_results()
     failed = {
         check.name
         for s in sentences
         if s.verdict is verdict
         for check in (*s.checks, *(c for claim in s.claims for c in claim.checks))
-        if not check.passed and not (check.name in SET_ASIDE and verdict is Verdict.CONTRADICTED)
+        if not check.passed
+        and (verdict is not Verdict.CONTRADICTED or check.name in can_contradict)
     }
     if failed:
         return "+".join(sorted(failed))
     judged = any(s.decided_by.startswith("judge:") for s in sentences if s.verdict is verdict)
     return "judge" if judged else "model"
+
+
+def _contradicting_results() -> frozenset[str]:
+    """The check results whose failure can make a claim contradicted, over every registered
+    check (a user's own included)."""
+    return frozenset(
+        name
+        for check in get_checks(check_names())
+        for name, effect in check.effects.items()
+        if effect in (Effect.CONTRADICTS, Effect.REFUTES_SUPPORT)
+    )
 
 
 def perturbations(item: AnswerItem, rng: random.Random) -> Iterator[tuple[str, int, str]]:
@@ -305,11 +342,15 @@ def evaluate(
     items: Sequence[AnswerItem],
     seed: int = 13,
     progress: Callable[[int, int], None] | None = None,
+    off_topic: Sequence[Sequence[OffTopicSentence]] = (),
 ) -> AnswerMetrics:
+    """``off_topic[n]``: the uncited off-topic sentences to append to item ``n`` (none when
+    empty)."""
     rng = random.Random(seed)
     result = AnswerMetrics()
     for n, item in enumerate(items, start=1):
-        score_item(verify, item, item, rng, result)
+        aside = off_topic[n - 1] if off_topic else ()
+        score_item(verify, item, item, rng, result, off_topic=aside)
         if progress is not None:
             progress(n, len(items))
     return result
@@ -323,10 +364,12 @@ def score_item(
     result: AnswerMetrics,
     missed: MissHook | None = None,
     grounded: Sequence[bool] = (),
+    off_topic: Sequence[OffTopicSentence] = (),
 ) -> None:
     """Add one item to ``result``: its answer as ``rendered`` writes it, then once per
-    perturbation kind. The perturbations are drawn from ``item`` (the answer as written and
-    its evidence), so every rendering of an item meets the same ones for the same ``rng``.
+    perturbation kind, then (once) with the ``off_topic`` sentences appended uncited. The
+    perturbations are drawn from ``item`` (the answer as written and its evidence), so every
+    rendering of an item meets the same ones for the same ``rng``.
     ``grounded[i]``: sentence ``i``'s quote holds at least half its content words."""
     text, spans = rendered.text()
     report = verify(text, rendered.evidence)
@@ -372,3 +415,34 @@ def score_item(
             result.caught_of_supported[kind] += caught
         if missed is not None and not caught:
             missed(kind, text[spans[index][0] : spans[index][1]], perturbed)
+    if off_topic:
+        _score_off_topic(verify, rendered, off_topic, result, missed)
+
+
+def _score_off_topic(
+    verify: Callable[[str, Sequence[Evidence]], ResponseReport],
+    rendered: Rendered,
+    off_topic: Sequence[OffTopicSentence],
+    result: AnswerMetrics,
+    missed: MissHook | None,
+) -> None:
+    """The answer with the off-topic sentences after it, uncited: any of them called
+    ``contradicted`` is a false alarm (kind ``off_topic:<kind>`` for ``missed``)."""
+    text, _ = rendered.text()
+    spans: list[tuple[int, int]] = []
+    for sentence in off_topic:
+        spans.append((len(text) + 1, len(text) + 1 + len(sentence.text)))
+        text = f"{text} {sentence.text}"
+    report = verify(text, rendered.evidence)
+    for sentence, span in zip(off_topic, spans, strict=True):
+        result.off_topic[sentence.kind] += 1
+        judged = judged_in(report, span)
+        result.off_topic_checked[sentence.kind] += bool(judged)
+        if not any(s.verdict is Verdict.CONTRADICTED for s in judged):
+            continue
+        result.off_topic_contradicted[sentence.kind] += 1
+        result.off_topic_contradicted_unmarked[sentence.kind] += not any(
+            s.needs_review for s in judged
+        )
+        if missed is not None:
+            missed(f"off_topic:{sentence.kind}", sentence.text, judged)

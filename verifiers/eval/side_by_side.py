@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from verifiers._types import Evidence, QuoteStatus, ResponseReport, SentenceAnnotation, Verdict
 from verifiers.checks.normalise import normalise
 from verifiers.eval.answers import AnswerItem, AnswerMetrics, MissHook, score_item, sentences_in
+from verifiers.eval.off_topic import OffTopicSentence
 from verifiers.eval.pairs import CountingNLI
 from verifiers.eval.quoted import MISQUOTES, QuotedItem, misquotes, quote_item
 
@@ -204,9 +205,11 @@ def compare(
     seed: int = 13,
     progress: Callable[[int, int], None] | None = None,
     nli: CountingNLI | None = None,
+    off_topic: Sequence[Sequence[OffTopicSentence]] = (),
 ) -> Comparison:
     """Every item verified without quotes, then with them (distortions and misquotes);
-    ``nli``: the counting backend the verifier scores with (pairs are 0 without one)."""
+    ``nli``: the counting backend the verifier scores with (pairs are 0 without one);
+    ``off_topic[n]``: uncited sentences appended to item ``n`` in both renderings."""
     result = Comparison(items=len(items))
     variants = [quote_item(item) for item in items]
     plain_rng, quoted_rng = random.Random(seed), random.Random(seed)
@@ -215,12 +218,15 @@ def compare(
         result.sentences += len(item.sentences)
         result.quoted_sentences += sum(bool(q) for q in quoted.quotes)
         plain = _metered(verify, nli, result.plain_usage, frozenset())
-        score_item(plain, item, item, plain_rng, result.plain)
+        aside = off_topic[n - 1] if off_topic else ()
+        score_item(plain, item, item, plain_rng, result.plain, off_topic=aside)
         correct = frozenset(
             (pmid, normalise(q)) for pmid, q in zip(item.pmids, quoted.quotes, strict=True) if q
         )
         with_quotes = _metered(verify, nli, result.quoted_usage, correct)
-        score_item(with_quotes, item, quoted, quoted_rng, result.quoted, missed, quoted.grounded())
+        score_item(
+            with_quotes, item, quoted, quoted_rng, result.quoted, missed, quoted.grounded(), aside
+        )
         # Misquotes draw from their own generator, so adding a kind moves no distortion.
         item_rng = random.Random(f"{seed}:{item.group}")
         _score_misquotes(with_quotes, quoted, variants, item_rng, result)

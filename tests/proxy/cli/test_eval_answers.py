@@ -40,7 +40,8 @@ QUOTED = ("--data-dir", str(REPO / "tests" / "fixtures" / "answers"), "--source"
 
 
 def test_quotes_put_both_renderings_side_by_side_with_the_same_distortions() -> None:
-    result = json.loads(run_cli("answers", *QUOTED, "--quotes", "--json").stdout)
+    done = run_cli("answers", *QUOTED, "--quotes", "--json")
+    result = json.loads(done.stdout)
     plain, quoted = result["without_quotes"], result["with_quotes"]
     assert result["items"] == 3 and result["quoted_sentences"] == result["sentences"] == 5
     assert plain["correct_sentences"] == quoted["correct_sentences"] > 0
@@ -60,5 +61,12 @@ def test_quotes_put_both_renderings_side_by_side_with_the_same_distortions() -> 
     made = {k: r for k, r in quoted["misquotes"].items() if k != "all" and r["sentences"]}
     assert set(made) == {"word", "number", "other_item"}
     assert all(r["reported"] == 1.0 for r in made.values())
+    # Each answer once more with another answer's sentence appended uncited, in both renderings;
+    # the fixtures hold no SNLI, so no everyday sentence, and the command says so.
+    for column in (plain, quoted):
+        assert set(column["off_topic"]) == {"other_answer"}
+        assert column["off_topic"]["other_answer"]["sentences"] == 3
+    assert "no everyday sentences are appended" in done.stderr
     shown = run_cli("answers", *QUOTED, "--quotes", "--examples", "1").stdout
     assert "without quotes" in shown and "misquotes, the sentence as written" in shown
+    assert "off-topic uncited sentences called contradicted" in shown
