@@ -136,7 +136,8 @@ def run(args: argparse.Namespace) -> int:
             f"{kind:<14}{row['sentences']:>10}{row['caught']:>8.3f}{row['caught_or_review']:>11.3f}"
             f"{row['of_supported']:>14}{row['caught_of_supported']:>8.3f}"
         )
-    print_off_topic(result["off_topic"], [""])
+    off_topic_rows: dict[str, Any] = result["off_topic"]  # type: ignore[assignment]
+    print_off_topic([off_topic_rows], [""])
     return 0
 
 

@@ -349,8 +349,9 @@ def evaluate(
     rng = random.Random(seed)
     result = AnswerMetrics()
     for n, item in enumerate(items, start=1):
-        aside = off_topic[n - 1] if off_topic else ()
-        score_item(verify, item, item, rng, result, off_topic=aside)
+        score_item(verify, item, item, rng, result)
+        if off_topic:
+            score_off_topic(verify, item, off_topic[n - 1], result)
         if progress is not None:
             progress(n, len(items))
     return result
@@ -364,12 +365,10 @@ def score_item(
     result: AnswerMetrics,
     missed: MissHook | None = None,
     grounded: Sequence[bool] = (),
-    off_topic: Sequence[OffTopicSentence] = (),
 ) -> None:
     """Add one item to ``result``: its answer as ``rendered`` writes it, then once per
-    perturbation kind, then (once) with the ``off_topic`` sentences appended uncited. The
-    perturbations are drawn from ``item`` (the answer as written and its evidence), so every
-    rendering of an item meets the same ones for the same ``rng``.
+    perturbation kind. The perturbations are drawn from ``item`` (the answer as written and
+    its evidence), so every rendering of an item meets the same ones for the same ``rng``.
     ``grounded[i]``: sentence ``i``'s quote holds at least half its content words."""
     text, spans = rendered.text()
     report = verify(text, rendered.evidence)
@@ -415,19 +414,18 @@ def score_item(
             result.caught_of_supported[kind] += caught
         if missed is not None and not caught:
             missed(kind, text[spans[index][0] : spans[index][1]], perturbed)
-    if off_topic:
-        _score_off_topic(verify, rendered, off_topic, result, missed)
 
 
-def _score_off_topic(
+def score_off_topic(
     verify: Callable[[str, Sequence[Evidence]], ResponseReport],
     rendered: Rendered,
     off_topic: Sequence[OffTopicSentence],
     result: AnswerMetrics,
-    missed: MissHook | None,
+    missed: MissHook | None = None,
 ) -> None:
-    """The answer with the off-topic sentences after it, uncited: any of them called
-    ``contradicted`` is a false alarm (kind ``off_topic:<kind>`` for ``missed``)."""
+    """The answer as ``rendered`` writes it with the off-topic sentences after it, uncited:
+    any of them called ``contradicted`` is a false alarm (kind ``off_topic:<kind>`` for
+    ``missed``). A pass of its own, so that what it costs is not counted as the answer's."""
     text, _ = rendered.text()
     spans: list[tuple[int, int]] = []
     for sentence in off_topic:

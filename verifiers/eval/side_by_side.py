@@ -20,7 +20,14 @@ from dataclasses import dataclass, field
 
 from verifiers._types import Evidence, QuoteStatus, ResponseReport, SentenceAnnotation, Verdict
 from verifiers.checks.normalise import normalise
-from verifiers.eval.answers import AnswerItem, AnswerMetrics, MissHook, score_item, sentences_in
+from verifiers.eval.answers import (
+    AnswerItem,
+    AnswerMetrics,
+    MissHook,
+    score_item,
+    score_off_topic,
+    sentences_in,
+)
 from verifiers.eval.off_topic import OffTopicSentence
 from verifiers.eval.pairs import CountingNLI
 from verifiers.eval.quoted import MISQUOTES, QuotedItem, misquotes, quote_item
@@ -218,18 +225,19 @@ def compare(
         result.sentences += len(item.sentences)
         result.quoted_sentences += sum(bool(q) for q in quoted.quotes)
         plain = _metered(verify, nli, result.plain_usage, frozenset())
-        aside = off_topic[n - 1] if off_topic else ()
-        score_item(plain, item, item, plain_rng, result.plain, off_topic=aside)
+        score_item(plain, item, item, plain_rng, result.plain)
         correct = frozenset(
             (pmid, normalise(q)) for pmid, q in zip(item.pmids, quoted.quotes, strict=True) if q
         )
         with_quotes = _metered(verify, nli, result.quoted_usage, correct)
-        score_item(
-            with_quotes, item, quoted, quoted_rng, result.quoted, missed, quoted.grounded(), aside
-        )
+        score_item(with_quotes, item, quoted, quoted_rng, result.quoted, missed, quoted.grounded())
         # Misquotes draw from their own generator, so adding a kind moves no distortion.
         item_rng = random.Random(f"{seed}:{item.group}")
         _score_misquotes(with_quotes, quoted, variants, item_rng, result)
+        # Off the meter: the NLI pairs per sentence are the answers' own.
+        if off_topic:
+            score_off_topic(verify, item, off_topic[n - 1], result.plain)
+            score_off_topic(verify, quoted, off_topic[n - 1], result.quoted, missed)
         if progress is not None:
             progress(n, len(items))
     return result

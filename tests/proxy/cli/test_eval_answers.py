@@ -70,3 +70,10 @@ def test_quotes_put_both_renderings_side_by_side_with_the_same_distortions() -> 
     shown = run_cli("answers", *QUOTED, "--quotes", "--examples", "1").stdout
     assert "without quotes" in shown and "misquotes, the sentence as written" in shown
     assert "off-topic uncited sentences called contradicted" in shown
+
+
+def test_the_plain_report_ends_with_the_off_topic_sentences() -> None:
+    shown = run_cli("answers", *QUOTED).stdout
+    assert "perturbation" in shown
+    off_topic = shown[shown.index("off-topic uncited sentences called contradicted") :]
+    assert "other_answer (3 appended)" in off_topic

@@ -5,12 +5,11 @@ tests/fixtures/answers); the everyday sentences are written here in SNLI's token
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from pathlib import Path
 
 from verifiers import Verifier, make_evidence
-from verifiers.eval.answers import AnswerItem, AnswerMetrics, score_item
+from verifiers.eval.answers import AnswerItem, AnswerMetrics, score_off_topic
 from verifiers.eval.off_topic import (
     OffTopicSentence,
     everyday_sentences,
@@ -20,8 +19,10 @@ from verifiers.nli import NLIPair, NLIScores
 
 IBUPROFEN = AnswerItem(
     "pubmedqa:ibuprofen",
-    ("Pretreatment with ibuprofen before elective total hip surgery increases the perioperative "
-     "blood loss.",),
+    (
+        "Pretreatment with ibuprofen before elective total hip surgery increases the perioperative "
+        "blood loss.",
+    ),
     ("1",),
     (
         make_evidence(
@@ -102,10 +103,10 @@ ASIDES = (
 )
 
 
-def scored(scores: NLIScores) -> dict[str, object]:
+def scored(scores: NLIScores) -> dict[str, dict[str, object]]:
     result = AnswerMetrics()
     verifier = Verifier(Always(scores))
-    score_item(verifier.verify, IBUPROFEN, IBUPROFEN, random.Random(13), result, off_topic=ASIDES)
+    score_off_topic(verifier.verify, IBUPROFEN, ASIDES, result)
     return result.as_dict()["off_topic"]  # type: ignore[return-value]
 
 
@@ -113,7 +114,7 @@ def test_an_off_topic_sentence_called_contradicted_is_counted_and_uncited_is_not
     contradicting = scored(NLIScores(0.01, 0.01, 0.98))
     for kind in ("other_answer", "everyday"):
         row = contradicting[kind]
-        assert row == {  # type: ignore[comparison-overlap]
+        assert row == {
             "sentences": 1,
             "checked": 1,
             "contradicted": 1,
@@ -121,5 +122,5 @@ def test_an_off_topic_sentence_called_contradicted_is_counted_and_uncited_is_not
             "contradicted_unmarked": 1,
         }
     entailing = scored(NLIScores(0.98, 0.01, 0.01))
-    assert all(row["contradicted"] == 0 for row in entailing.values())  # type: ignore[index]
-    assert all(row["checked"] == 1 for row in entailing.values())  # type: ignore[index]
+    assert all(row["contradicted"] == 0 for row in entailing.values())
+    assert all(row["checked"] == 1 for row in entailing.values())
