@@ -24,6 +24,7 @@ from verifiers.harm import HARM_SCORERS
 from verifiers.judge.settings import EscalationSettings
 from verifiers.nli.batching import BatchOptions
 from verifiers.nli.registry import BACKENDS
+from verifiers.relatedness import UNRELATED_BELOW
 from verifiers.windows import WindowSelector
 
 _STRICT: ConfigDict = ConfigDict(extra="forbid")
@@ -111,7 +112,10 @@ class VerifierConfig:
     ``checks``: the deterministic checks by registered name (None: all built-in ones);
     ``batching``: pool the NLI pairs of concurrent calls (:mod:`verifiers.nli.batching`, off
     when None); ``review_below``: a claim whose confidence is below it needs review (None: the
-    threshold calibrated with the model); ``escalate``: the LLM judge cascade
+    threshold calibrated with the model); ``unrelated_below``: a model contradiction whose claim
+    and evidence are less similar than this (cosine of the bundled sentence encoder) is set
+    aside as ``unrelated`` (None: never, and the encoder is not loaded for it);
+    ``escalate``: the LLM judge cascade
     (:mod:`verifiers.judge`), which a policy's own ``escalate`` replaces for its requests.
     """
 
@@ -125,6 +129,7 @@ class VerifierConfig:
     checks: Annotated[tuple[str, ...] | None, AfterValidator(_checks)] = None
     batching: Annotated[BatchOptions | None, BeforeValidator(_batching)] = None
     review_below: Annotated[float, Field(ge=0, le=1)] | None = None
+    unrelated_below: Annotated[float, Field(ge=-1, le=1)] | None = UNRELATED_BELOW
     escalate: EscalationSettings | None = None
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -76,3 +77,21 @@ class Encoder:
         pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return np.asarray(pooled / np.maximum(norms, 1e-12), dtype=np.float32)
+
+
+@lru_cache(maxsize=4)
+def shared_encoder(threads: int = 1) -> Encoder:
+    """One bundled encoder per process (and thread count): dense retrieval, the window rerank
+    and the relatedness of a contradiction share it."""
+    return Encoder(threads=threads)
+
+
+class LazyEncoder:
+    """The process's shared encoder, loaded on the first ``encode``: a verifier that never needs
+    it never loads it (about 50 MiB resident)."""
+
+    def __init__(self, threads: int = 1) -> None:
+        self.threads = threads
+
+    def encode(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        return shared_encoder(self.threads).encode(texts)

@@ -49,6 +49,7 @@ from verifiers.checks.negation import negated_alike, without_negation
 from verifiers.citations import parse_citations, strip_citations
 from verifiers.claims import ClaimSpan, Decomposer, create_decomposer, is_checkworthy
 from verifiers.confidence import ClaimSignals, ConfidenceModel, load_confidence
+from verifiers.embed import LazyEncoder, shared_encoder
 from verifiers.harm import HarmScorer, get_harm_scorer
 from verifiers.nli._base import NLIBackend, NLIError, NLIPair, NLIScores
 from verifiers.nli.batching import batched
@@ -56,6 +57,7 @@ from verifiers.nli.decide import Decision, Thresholds, decide
 from verifiers.nli.registry import create_backend
 from verifiers.quoting.match import check_quote
 from verifiers.quoting.syntax import mask_quotes
+from verifiers.relatedness import Relatedness
 from verifiers.restatement import RESTATED_BY, RESTATED_CONFIDENCE, restated_sentence
 from verifiers.risk import (
     claims_risk,
@@ -97,8 +99,15 @@ _SHARED_NEGATION = (
     "the claim and the evidence are both negated, and read without the negation they do not "
     "contradict: {!r}"
 )
+# A model contradiction set aside because the claim and the evidence are about different
+# things (``verifiers.relatedness``): an off-topic sentence, an aside. Like ``finding``.
+UNRELATED = "unrelated"
+_UNRELATED = (
+    "the claim and the evidence that contradicts it are about different things (similarity "
+    "{similarity:.2f}, below {below:.2f}): {{!r}}"
+)
 # The failed results that record a contradiction set aside: they lower a verdict, never raise.
-SET_ASIDE = frozenset({FINDING, SHARED_NEGATION})
+SET_ASIDE = frozenset({FINDING, SHARED_NEGATION, UNRELATED})
 # Sentences judged per batch when ``verify`` runs against a deadline (checked between batches).
 DEADLINE_BATCH = 16
 # Backends with a ``batch_size`` option, which a configured batcher sets to its ``max_pairs``.
@@ -166,11 +175,13 @@ class Verifier:
         checks: Sequence[Check] | None = None,
         confidence: ConfidenceModel | None = None,
         review_below: float | None = None,
+        relatedness: Relatedness | None = None,
     ) -> None:
         """``confidence`` maps what the engine knows of a claim to P(verdict right); without
         one a claim's confidence is the NLI decision's own probability. ``review_below``: a
         claim whose confidence is below it is marked ``needs_review`` (default: the threshold
-        fitted with ``confidence``; None without one: nothing is marked)."""
+        fitted with ``confidence``; None without one: nothing is marked). ``relatedness``: a
+        model contradiction of a claim unrelated to its evidence is set aside (None: never)."""
         self.nli = nli
         self.decomposer = decomposer or create_decomposer("rules")
         self.selector = selector or WindowSelector()
@@ -186,6 +197,7 @@ class Verifier:
         )
         self.confidence = confidence
         self.roles = load_roles()
+        self.relatedness = relatedness
         self.review_below = (
             review_below
             if review_below is not None
@@ -219,9 +231,11 @@ class Verifier:
         # Embedding every evidence sentence costs more than the NLI itself on a small CPU, so
         # the embedding rerank of windows is opt-in; lexical overlap alone is the default.
         if config.windows.embed:
-            from verifiers.embed import Encoder
-
-            encoder = Encoder()
+            encoder = shared_encoder()
+        # Only a model contradiction is embedded (its claim and windows), so the encoder is
+        # loaded on the first one, and shared with retrieval in the proxy's process.
+        below = config.unrelated_below
+        relatedness = None if below is None else Relatedness(LazyEncoder(), below)
         return cls(
             nli,
             decomposer=create_decomposer(config.decomposer.name, **config.decomposer.options),
@@ -230,6 +244,7 @@ class Verifier:
             checks=checks,
             confidence=_shipped_confidence(nli),
             review_below=config.review_below,
+            relatedness=relatedness,
         )
 
     # -- public API -------------------------------------------------------------------------
@@ -568,6 +583,12 @@ class Verifier:
     ) -> tuple[str, str] | None:
         """The check name and detail of a reason to set aside a model contradiction drawn from
         ``windows`` (joined, as they decided, when ``joined``), or None to keep it."""
+        if self.relatedness is not None:
+            similarity = self.relatedness.unrelated(claim, [w.text for w in windows])
+            if similarity is not None:
+                return UNRELATED, _UNRELATED.format(
+                    similarity=similarity, below=self.relatedness.below
+                )
         design = self._design_reason(claim, windows, joined)
         if design is not None:
             return FINDING, design

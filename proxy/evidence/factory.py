@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from functools import lru_cache
 from pathlib import Path
 
 from proxy.data import DEMO_INDEX
@@ -18,13 +17,7 @@ from proxy.retrieval.sqlite_store import SqliteIndex
 from proxy.settings.retrieval import Backend, RetrievalSettings
 from proxy.state.cache import MemoryCache
 from proxy.state.evidence_cache import EvidenceCache
-from verifiers import Encoder
-
-
-@lru_cache(maxsize=4)
-def shared_encoder(threads: int) -> Encoder:
-    """One encoder per process (and thread count): apps built in one process share it."""
-    return Encoder(threads=threads)
+from verifiers.embed import shared_encoder
 
 
 def build_retriever(

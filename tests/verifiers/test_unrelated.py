@@ -1,0 +1,72 @@
+"""A model contradiction of a claim about something else is set aside as ``unrelated``: the
+bundled sentence encoder (the real one) says how close the claim is to the window that decided.
+The NLI backend here contradicts every pair, so what the rule does shows on its own."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+from pydantic import ValidationError
+
+from verifiers import Verdict, Verifier, make_evidence
+from verifiers.config import verifier_config
+from verifiers.embed import LazyEncoder, shared_encoder
+from verifiers.engine import UNRELATED
+from verifiers.nli import NLIPair, NLIScores
+from verifiers.relatedness import UNRELATED_BELOW, Relatedness
+
+ASPIRIN = [make_evidence("1", "Aspirin and fever", ["Aspirin reduces fever in adults."])]
+OFF_TOPIC = "The boy is alone in the bathtub on the moon."
+ON_TOPIC = "Aspirin raises fever in adults [PMID:1]."
+
+
+class ContradictsEverything:
+    """An NLI backend that contradicts every pair."""
+
+    name = "contradicts"
+    version = "contradicts-everything"
+
+    def predict(self, pairs: Sequence[NLIPair]) -> list[NLIScores]:
+        return [NLIScores(0.01, 0.01, 0.98) for _ in pairs]
+
+
+def verifier(relatedness: Relatedness | None) -> Verifier:
+    return Verifier(ContradictsEverything(), checks=(), relatedness=relatedness)
+
+
+def test_an_off_topic_sentence_is_not_contradicted_and_says_why() -> None:
+    report = verifier(Relatedness(LazyEncoder())).verify(f"{OFF_TOPIC} {ON_TOPIC}", ASPIRIN)
+    aside, finding = report.sentences
+    assert aside.verdict is Verdict.UNCITED
+    [check] = aside.checks
+    assert check.name == UNRELATED and not check.passed
+    assert "about different things" in check.detail and "Aspirin reduces fever" in check.detail
+    # A claim on the evidence's subject keeps the model's contradiction.
+    assert finding.verdict is Verdict.CONTRADICTED
+    assert all(c.name != UNRELATED for c in finding.checks)
+
+
+def test_without_the_rule_the_model_contradicts_the_aside() -> None:
+    [aside] = verifier(None).verify(OFF_TOPIC, ASPIRIN).sentences
+    assert aside.verdict is Verdict.CONTRADICTED
+
+
+def test_a_claim_worded_apart_from_its_evidence_is_still_related() -> None:
+    # The words differ ("coronavirus" / "COVID-19", "lab" / "hosts"); the subject does not.
+    relatedness = Relatedness(shared_encoder())
+    evidence = ["Bats and pangolins are the probable hosts of the virus that causes COVID-19."]
+    assert relatedness.unrelated("The coronavirus was made in a laboratory.", evidence) is None
+    similarity = relatedness.unrelated(OFF_TOPIC, ["Aspirin reduces fever in adults."])
+    assert similarity is not None and similarity < UNRELATED_BELOW
+
+
+def test_the_shipped_verifier_sets_unrelated_contradictions_aside_unless_told_not_to() -> None:
+    assert verifier_config().unrelated_below == UNRELATED_BELOW
+    bundled = {"name": "bundled"}
+    shipped = Verifier.from_config(verifier_config({"nli": bundled}))
+    assert shipped.relatedness is not None and shipped.relatedness.below == UNRELATED_BELOW
+    off = Verifier.from_config(verifier_config({"nli": bundled, "unrelated_below": None}))
+    assert off.relatedness is None
+    with pytest.raises(ValidationError, match="unrelated_below"):
+        verifier_config({"unrelated_below": 2})
