@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import pytest
 from pydantic import ValidationError
 
+from bench.realtext import real_texts
 from verifiers import Verdict, Verifier, make_evidence
 from verifiers.config import verifier_config
 from verifiers.embed import LazyEncoder, shared_encoder
@@ -70,3 +71,25 @@ def test_the_shipped_verifier_sets_unrelated_contradictions_aside_unless_told_no
     assert off.relatedness is None
     with pytest.raises(ValidationError, match="unrelated_below"):
         verifier_config({"unrelated_below": 2})
+
+
+CORPORA = real_texts(per_corpus=40)
+
+
+@pytest.mark.skipif(not CORPORA, reason="no data directory (../shared/data)")
+def test_real_text_of_every_corpus_is_read_as_related_or_not_without_an_error() -> None:
+    judge = verifier(Relatedness(shared_encoder()))
+    verdicts: list[Verdict] = []
+    for corpus, texts in sorted(CORPORA.items()):
+        records = [make_evidence(str(i), "t", t) for i, t in enumerate(texts[:3])]
+        report = judge.verify(" ".join(texts[3:8]), records)
+        for sentence in report.sentences:
+            for claim in sentence.claims:
+                verdicts.append(claim.verdict)
+                # A contradiction set aside leaves the claim unsupported, its similarity given.
+                for check in claim.checks:
+                    if check.name == UNRELATED:
+                        assert claim.verdict is Verdict.UNSUPPORTED, corpus
+                        assert "similarity" in check.detail, corpus
+    # Texts of one corpus are on one subject more often than not, but not always.
+    assert Verdict.CONTRADICTED in verdicts and Verdict.UNSUPPORTED in verdicts
