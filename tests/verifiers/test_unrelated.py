@@ -4,17 +4,15 @@ The NLI backend here contradicts every pair, so what the rule does shows on its 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import pytest
 from pydantic import ValidationError
 
 from bench.realtext import real_texts
+from tests.verifiers.fixed_nli import CONTRADICTS, FixedNLI
 from verifiers import Verdict, Verifier, make_evidence
 from verifiers.config import verifier_config
 from verifiers.embed import LazyEncoder, shared_encoder
 from verifiers.engine import UNRELATED
-from verifiers.nli import NLIPair, NLIScores
 from verifiers.relatedness import UNRELATED_BELOW, Relatedness
 
 ASPIRIN = [make_evidence("1", "Aspirin and fever", ["Aspirin reduces fever in adults."])]
@@ -22,18 +20,8 @@ OFF_TOPIC = "The boy is alone in the bathtub on the moon."
 ON_TOPIC = "Aspirin raises fever in adults [PMID:1]."
 
 
-class ContradictsEverything:
-    """An NLI backend that contradicts every pair."""
-
-    name = "contradicts"
-    version = "contradicts-everything"
-
-    def predict(self, pairs: Sequence[NLIPair]) -> list[NLIScores]:
-        return [NLIScores(0.01, 0.01, 0.98) for _ in pairs]
-
-
 def verifier(relatedness: Relatedness | None) -> Verifier:
-    return Verifier(ContradictsEverything(), checks=(), relatedness=relatedness)
+    return Verifier(FixedNLI(CONTRADICTS), checks=(), relatedness=relatedness)
 
 
 def test_an_off_topic_sentence_is_not_contradicted_and_says_why() -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from tests.verifiers.fixed_nli import CONTRADICTS, ENTAILS, FixedNLI
 from verifiers import Verifier, make_evidence
 from verifiers.eval.answers import AnswerItem, AnswerMetrics, score_off_topic
 from verifiers.eval.off_topic import (
@@ -15,7 +16,7 @@ from verifiers.eval.off_topic import (
     everyday_sentences,
     off_topic,
 )
-from verifiers.nli import NLIPair, NLIScores
+from verifiers.nli import NLIScores
 
 IBUPROFEN = AnswerItem(
     "pubmedqa:ibuprofen",
@@ -84,19 +85,6 @@ def test_each_item_gets_another_answers_sentence_and_an_everyday_one(tmp_path: P
     assert [s.kind for s in off_topic([IBUPROFEN, on_topic], data)[0]] == ["everyday"]
 
 
-class Always:
-    """An NLI backend that gives every pair one label: what the scoring counts shows alone."""
-
-    name = "always"
-
-    def __init__(self, scores: NLIScores) -> None:
-        self.scores = scores
-        self.version = f"always-{scores}"
-
-    def predict(self, pairs: Sequence[NLIPair]) -> list[NLIScores]:
-        return [self.scores for _ in pairs]
-
-
 ASIDES = (
     OffTopicSentence("other_answer", ZINC.sentences[0]),
     OffTopicSentence("everyday", "A man is playing a guitar on a stage in front of a crowd."),
@@ -105,13 +93,13 @@ ASIDES = (
 
 def scored(scores: NLIScores) -> dict[str, dict[str, object]]:
     result = AnswerMetrics()
-    verifier = Verifier(Always(scores))
+    verifier = Verifier(FixedNLI(scores))
     score_off_topic(verifier.verify, IBUPROFEN, ASIDES, result)
     return result.as_dict()["off_topic"]  # type: ignore[return-value]
 
 
 def test_an_off_topic_sentence_called_contradicted_is_counted_and_uncited_is_not() -> None:
-    contradicting = scored(NLIScores(0.01, 0.01, 0.98))
+    contradicting = scored(CONTRADICTS)
     for kind in ("other_answer", "everyday"):
         row = contradicting[kind]
         assert row == {
@@ -121,6 +109,6 @@ def test_an_off_topic_sentence_called_contradicted_is_counted_and_uncited_is_not
             "contradicted_rate": 1.0,
             "contradicted_unmarked": 1,
         }
-    entailing = scored(NLIScores(0.98, 0.01, 0.01))
+    entailing = scored(ENTAILS)
     assert all(row["contradicted"] == 0 for row in entailing.values())
     assert all(row["checked"] == 1 for row in entailing.values())
