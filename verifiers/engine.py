@@ -106,8 +106,6 @@ _UNRELATED = (
     "the claim and the evidence that contradicts it are about different things (similarity "
     "{similarity:.2f}, below {below:.2f}): {{!r}}"
 )
-# The failed results that record a contradiction set aside: they lower a verdict, never raise.
-SET_ASIDE = frozenset({FINDING, SHARED_NEGATION, UNRELATED})
 # Sentences judged per batch when ``verify`` runs against a deadline (checked between batches).
 DEADLINE_BATCH = 16
 # Backends with a ``batch_size`` option, which a configured batcher sets to its ``max_pairs``.
