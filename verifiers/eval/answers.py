@@ -71,6 +71,12 @@ class AnswerItem:
     pmids: tuple[str, ...]
     evidence: tuple[Evidence, ...]
 
+    @property
+    def context(self) -> str:
+        """The evidence records' titles and abstracts as one text (what a perturbation may
+        draw from, what an off-topic sentence must not share)."""
+        return " ".join(f"{ev.title} {ev.abstract}" for ev in self.evidence)
+
     def text(
         self, replace: Mapping[int, str] | None = None, quotes: Sequence[str] = ()
     ) -> tuple[str, list[tuple[int, int]]]:
@@ -311,7 +317,7 @@ def perturbations(item: AnswerItem, rng: random.Random) -> Iterator[tuple[str, i
     """(kind, sentence index, perturbed sentence) for each kind that applies to some sentence."""
     order = [i for i, s in enumerate(item.sentences) if len(s.split()) >= MIN_WORDS]
     rng.shuffle(order)
-    context = " ".join(f"{ev.title} {ev.abstract}" for ev in item.evidence)
+    context = item.context
     for kind, rule in PERTURBATIONS.items():
         for i in order:
             made = rule(item.sentences[i], context, rng)

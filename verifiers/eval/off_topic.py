@@ -61,9 +61,8 @@ def off_topic(items: Sequence[AnswerItem], data: Path) -> list[tuple[OffTopicSen
     everyday = everyday_sentences(data)
     chosen: list[tuple[OffTopicSentence, ...]] = []
     for n, item in enumerate(items):
-        evidence = " ".join(f"{ev.title} {ev.abstract}" for ev in item.evidence)
         sentences = []
-        other = _other_answer(items, n, evidence)
+        other = _other_answer(items, n)
         if other:
             sentences.append(OffTopicSentence("other_answer", other))
         if everyday:
@@ -74,7 +73,9 @@ def off_topic(items: Sequence[AnswerItem], data: Path) -> list[tuple[OffTopicSen
     return chosen
 
 
-def _other_answer(items: Sequence[AnswerItem], n: int, evidence: str) -> str | None:
+def _other_answer(items: Sequence[AnswerItem], n: int) -> str | None:
+    """The first sentence, from the item half the list away on, off the topic of item ``n``."""
+    evidence = items[n].context
     for step in range(len(items) // 2, len(items) // 2 + len(items)):
         other = items[(n + step) % len(items)]
         if other.group == items[n].group:
