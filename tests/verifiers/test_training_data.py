@@ -143,6 +143,20 @@ def test_entities_are_swapped_within_the_same_abstract() -> None:
     assert swap_entity(claim, "No other drug is named here.", random.Random(0)) is None
 
 
+def test_an_entity_is_never_swapped_for_its_own_plural() -> None:
+    """"HCC" for "HCCs" is the same name to a reader and to the entity check: a perturbation
+    that makes it is no distortion, and a training pair labelled by it teaches a false one."""
+    from verifiers.training.claims import swap_entity
+
+    claim = "HCC recurred in 12 patients after resection."
+    context = "HCCs recurred after resection. Statins were given to 30 patients."
+    for seed in range(20):
+        assert swap_entity(claim, context, random.Random(seed)) is None
+    # Another name of the same kind is still swapped in.
+    swapped = {swap_entity(claim, f"{context} AFP rose.", random.Random(s)) for s in range(20)}
+    assert swapped == {"AFP recurred in 12 patients after resection."}
+
+
 @needs_data
 def test_every_perturbation_runs_on_every_corpus() -> None:
     """Real text from every corpus through every perturbation rule: Unicode units, odd

@@ -216,6 +216,12 @@ def overstate_hedge(claim: str) -> str | None:
     return _swap_first(claim, _HEDGES)
 
 
+def _name_key(name: str) -> str:
+    """One key for a name and its plural ("HCC" and "HCCs", "statin" and "statins"): a swap
+    between them changes nothing a reader would call another entity."""
+    return name.lower().removesuffix("s")
+
+
 def swap_entity(claim: str, context: str, rng: random.Random) -> str | None:
     """Replace an entity of the claim (a gene or protein symbol, a drug) with another of the
     same kind from ``context``, the abstract it came from: the classic confusion of a model
@@ -224,8 +230,8 @@ def swap_entity(claim: str, context: str, rng: random.Random) -> str | None:
     rng.shuffle(kinds)
     for find in kinds:
         mine = find(claim)
-        present = {text.lower() for _, _, text in mine}
-        others = sorted({text for _, _, text in find(context) if text.lower() not in present})
+        present = {_name_key(text) for _, _, text in mine}
+        others = sorted({text for _, _, text in find(context) if _name_key(text) not in present})
         if mine and others:
             start, end, _ = rng.choice(mine)
             return claim[:start] + rng.choice(others) + claim[end:]
