@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from verifiers._types import Evidence, ResponseReport, SentenceAnnotation, Verdict
 from verifiers.checks import Effect, check_names, get_checks
+from verifiers.segment import segment
 from verifiers.training.benchmarks import split_sentences
 from verifiers.training.claims import (
     change_number,
@@ -60,6 +61,8 @@ PERTURBATIONS: dict[str, Perturbation] = {
 }
 # Sentences the checks would pass over (too short to state a finding) are not perturbed.
 MIN_WORDS = 6
+# What a whole sentence may end with.
+_CLOSERS = (".", "!", "?", ")", "]", '"', "'")
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +104,25 @@ def _ideal_answer(question: dict[str, Any]) -> str:
     return str(ideal[0]) if isinstance(ideal, list) and ideal else str(ideal)
 
 
+def _without_cut_words(snippet: str) -> str:
+    """``snippet`` without the pieces of the sentences around it that BioASQ's offsets often
+    take in: the end of the one before ("gimen. The ...") and the start of the one after
+    ("... of lysosomal function. A", "... in ESCs. Despit"). Neither is evidence, and each
+    would be a window of its own. The segmenter decides where a sentence starts, so "in E.
+    coli" keeps its last word; a piece is one word, without a sentence end (the next
+    sentence's start) or with one (the last one's tail)."""
+    sentences = segment(snippet)
+    if len(sentences) < 2:
+        return snippet
+    first = snippet[: sentences[1].start].strip()
+    if len(first.split()) == 1 and first.rstrip(")]").endswith((".", "!", "?")):
+        return _without_cut_words(snippet[sentences[1].start :])
+    last = snippet[sentences[-1].start :].strip()
+    if len(last.split()) == 1 and not last.endswith(_CLOSERS):
+        return snippet[: sentences[-1].start].rstrip()
+    return snippet
+
+
 def _bioasq(data: Path, held_out: bool = True) -> Iterator[AnswerItem]:
     questions = [
         q
@@ -126,7 +148,7 @@ def _bioasq(data: Path, held_out: bool = True) -> Iterator[AnswerItem]:
         snippets: dict[str, list[str]] = {}
         for s in q.get("snippets", []):
             pmid = str(s["document"]).rstrip("/").rsplit("/", 1)[-1]
-            snippets.setdefault(pmid, []).append(str(s["text"]).strip())
+            snippets.setdefault(pmid, []).append(_without_cut_words(str(s["text"]).strip()))
         if not snippets:
             continue
         sentences, pmids = [], []
