@@ -144,8 +144,9 @@ def test_entities_are_swapped_within_the_same_abstract() -> None:
 
 
 def test_an_entity_is_never_swapped_for_its_own_plural() -> None:
-    """"HCC" for "HCCs" is the same name to a reader and to the entity check: a perturbation
-    that makes it is no distortion, and a training pair labelled by it teaches a false one."""
+    """A name for its plural ("HCC" for "HCCs") is the same name to a reader and to the entity
+    check: a perturbation that makes it is no distortion, and a training pair labelled by it
+    teaches a false contradiction."""
     from verifiers.training.claims import swap_entity
 
     claim = "HCC recurred in 12 patients after resection."
