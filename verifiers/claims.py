@@ -41,6 +41,11 @@ _OPENER = re.compile(
     r"[\s,:;!.\-\u2013\u2014]*",
     re.IGNORECASE,
 )
+# The answer to a yes/no question that opens a sentence ("Yes, statins reduce stroke"; "No,
+# Pim-1 is a kinase"): it answers the user, it is no part of the claim, and a small NLI model
+# reads a "No" as a negation of what follows. "No" before a noun is a determiner ("No
+# association was found") and stays.
+_ANSWER_WORD = re.compile(r"^\W*(?:yes|no)\s*[,.:;!\u2013\u2014-]+\s*", re.IGNORECASE)
 _CLAUSE_BREAK = re.compile(
     r";\s+|,?\s+whereas\s+|,\s+but\s+|,\s+while\s+|,\s+although\s+|,\s+and\s+(?=\w+\s+\w+\s+\w+)"
 )
@@ -76,7 +81,8 @@ class Decomposer(Protocol):
 
 def is_checkworthy(sentence: str) -> bool:
     """False for questions, greetings, meta sentences, hedges and bare headings."""
-    stripped = _OPENER.sub("", sentence.strip().strip("*_#> "), count=1)
+    stripped = _ANSWER_WORD.sub("", sentence.strip().strip("*_#> "), count=1)
+    stripped = _OPENER.sub("", stripped, count=1)
     if not stripped or stripped.endswith("?") or _NOT_CHECKWORTHY.match(stripped):
         return False
     if stripped.endswith(":") and len(stripped.split()) <= 8:
@@ -91,13 +97,18 @@ class RuleDecomposer:
     (``verifiers.lexicons.verbs``), and an ", and" does not close a list ("A, B, and C"). A
     clause that opens with its verb ("…, but did not reduce stroke") gets the first clause's
     subject in its text, as one that opens with a pronoun does: a fragment is unjudgeable on
-    its own, and the model calls it anything but supported."""
+    its own, and the model calls it anything but supported. A yes or no that answers the
+    user's question is left out of the first claim."""
 
     name = "rules"
 
     def decompose(self, sentence: str) -> list[ClaimSpan]:
-        breaks = [m for m in _CLAUSE_BREAK.finditer(sentence) if _depth(sentence, m.start()) == 0]
-        cuts = [(0, 0)]
+        answer = _ANSWER_WORD.match(sentence)
+        lead = answer.end() if answer is not None and answer.end() < len(sentence) else 0
+        breaks = [
+            m for m in _CLAUSE_BREAK.finditer(sentence, lead) if _depth(sentence, m.start()) == 0
+        ]
+        cuts = [(0, lead)]
         for i, match in enumerate(breaks):
             following = sentence[
                 match.end() : breaks[i + 1].start() if i + 1 < len(breaks) else None

@@ -22,6 +22,9 @@ from verifiers.claims import LLMDecomposer, RuleDecomposer, create_decomposer, i
         "Certainly! Here is what the abstracts say:",
         "In conclusion, further research is needed.",
         "To summarize, the evidence is mixed.",
+        # A yes or no and nothing that asserts anything after it.
+        "Yes, more research is needed.",
+        "No. I cannot say.",
     ],
 )
 def test_not_checkworthy(sentence: str) -> None:
@@ -65,6 +68,29 @@ def test_rule_split_keeps_negation_quantities_and_time_with_their_clause() -> No
 
 def test_rule_split_does_not_cut_lists_or_short_fragments() -> None:
     sentence = "Metformin, sulfonylureas, and insulin lower glucose."
+    assert [c.text for c in RuleDecomposer().decompose(sentence)] == [sentence]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "claim"),
+    [
+        ("Yes, simvastatin decreases depressive symptoms.", "simvastatin decreases"),
+        ("No, Pim-1 is a kinase and not a phosphatase.", "Pim-1 is a kinase"),
+        ("yes,\nplatelets transport serotonin.", "platelets transport"),
+        ("No. Indinavir is not effective in ALS.", "Indinavir is not"),
+    ],
+)
+def test_a_yes_or_no_that_answers_the_question_is_no_part_of_the_claim(
+    sentence: str, claim: str
+) -> None:
+    """A "No" answering the user would read to the model as a negation of what follows."""
+    (first,) = RuleDecomposer().decompose(sentence)
+    assert first.text.startswith(claim)
+    assert sentence[first.start : first.end] == first.text
+
+
+def test_no_before_a_noun_stays_in_the_claim() -> None:
+    sentence = "No association was found between statin use and dementia."
     assert [c.text for c in RuleDecomposer().decompose(sentence)] == [sentence]
 
 
