@@ -51,6 +51,14 @@ _AIM_OPENING = re.compile(
     re.IGNORECASE,
 )
 
+# An aim said as a purpose: "To point out the value of X." or "To understand X, we planned
+# ...", whatever its verb. A purpose clause before a main clause of its own ("To achieve
+# ambulation, a normal score showed the best PPV") introduces a finding, and is not one of
+# these; nor are "To date" and "To our knowledge".
+_PURPOSE_OPENING = re.compile(
+    r"^[Tt]o\s+(?!(?:date|our|my|this|that|these|those|the|a|an|some|all|each|what|which|whom"
+    r"|whose|its|their|his|her)\b)[a-z]+\b[^,]*(?:$|,\s+[Ww]e\b)"
+)
 
 # P(design) from which a sentence next to a design sentence is design too. On the held-out
 # PubMedQA questions' section labels: design calls agree with the label 0.851 -> 0.849 of the
@@ -91,7 +99,7 @@ class RoleModel:
         """The sentence states the study's aim or methods: the fit calls it design, or it says
         outright what the study set out to do ("To determine whether ...")."""
         return (
-            bool(AIM.search(text) or _AIM_OPENING.search(text))
+            bool(AIM.search(text) or _AIM_OPENING.search(text) or _PURPOSE_OPENING.search(text))
             or self.design_probability(text) >= self.threshold
         )
 

@@ -42,6 +42,10 @@ CONCLUSION = (
         "appendicitis.",
         "We therefore compared functional status and quality of life for patients treated with "
         "above-knee amputation versus limb-salvage surgery.",
+        # An aim said as a purpose, whatever its verb.
+        "To characterize the use of cough and cold medicines in young children.",
+        "To point out the value of forced dilation in childhood.",
+        "To understand which genes act in implantation, we studied endometrial biopsies.",
     ],
 )
 def test_aims_and_methods_are_design(text: str) -> None:
@@ -56,6 +60,9 @@ def test_aims_and_methods_are_design(text: str) -> None:
         "Mortality was higher in women than in men.",
         "We determined that serum ferritin was higher in the treated group.",
         "We identified 77 genes whose expression the treatment altered.",
+        # A purpose clause before a finding of its own, and openers that are no purpose.
+        "To achieve walking at one year, a normal motor score was the best predictor.",
+        "To date, no trial has compared the two doses in children.",
     ],
 )
 def test_findings_are_not(text: str) -> None:
