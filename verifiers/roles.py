@@ -12,7 +12,8 @@ The model is a logistic regression over lower-cased word unigrams and bigrams, f
 questions and the MEDLINE sample; ``verifiers.training.roles``) and shipped as JSON. Its
 threshold keeps the design calls in agreement with the section labels at least 90% of the time
 out of fold; a sentence that states an aim outright ("whether", "we hypothesized", "To
-determine ...") is design whatever the fit says.
+determine ...", a purpose such as "To point out the value of X.") is design whatever the fit
+says.
 """
 
 from __future__ import annotations
