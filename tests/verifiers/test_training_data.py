@@ -143,16 +143,20 @@ def test_entities_are_swapped_within_the_same_abstract() -> None:
     assert swap_entity(claim, "No other drug is named here.", random.Random(0)) is None
 
 
-def test_an_entity_is_never_swapped_for_its_own_plural() -> None:
+def test_an_entity_is_never_swapped_for_its_own_plural_or_a_heading() -> None:
     """A name for its plural ("HCC" for "HCCs") is the same name to a reader and to the entity
-    check: a perturbation that makes it is no distortion, and a training pair labelled by it
-    teaches a false contradiction."""
+    check, and a heading ("RESULTS") is no name: a perturbation that makes either is no
+    distortion, and a training pair labelled by it teaches a false contradiction."""
     from verifiers.training.claims import swap_entity
 
     claim = "HCC recurred in 12 patients after resection."
     context = "HCCs recurred after resection. Statins were given to 30 patients."
     for seed in range(20):
         assert swap_entity(claim, context, random.Random(seed)) is None
+    # Nor for a section heading the symbol finder reads as a name.
+    headed = "IMPORTANCE HCCs recurred after resection. RESULTS AND CONCLUSIONS: it did."
+    for seed in range(20):
+        assert swap_entity(claim, headed, random.Random(seed)) is None
     # Another name of the same kind is still swapped in.
     swapped = {swap_entity(claim, f"{context} AFP rose.", random.Random(s)) for s in range(20)}
     assert swapped == {"AFP recurred in 12 patients after resection."}

@@ -140,14 +140,21 @@ _SECTION = (
     r"BACKGROUND|INTRODUCTION|CONTEXT|OBJECTIVES?|AIMS?|PURPOSE|METHODS?|MATERIALS|DESIGN|"
     r"SETTINGS?|PARTICIPANTS|PATIENTS|INTERVENTIONS?|MEASUREMENTS|MAIN OUTCOME MEASURES?|"
     r"RESULTS?|FINDINGS|CONCLUSIONS?|INTERPRETATION|SUMMARY|SIGNIFICANCE|MOTIVATION|"
-    r"AVAILABILITY|IMPLEMENTATION|CONTACT|SUPPLEMENTARY INFORMATION"
+    r"AVAILABILITY|IMPLEMENTATION|CONTACT|SUPPLEMENTARY INFORMATION|UNLABELLED|IMPORTANCE|"
+    r"EXPOSURES?|RELEVANCE"
 )
 _SECTION_LABEL = re.compile(rf"(?:^|(?<=[.!?]\s))(?:{_SECTION})(?:\s+AND\s+(?:{_SECTION}))*:\s*")
+_SECTION_WORD = re.compile(rf"(?:{_SECTION})")
 
 
 def without_section_labels(text: str) -> str:
     """``text`` without the section headings of a structured abstract that open its sentences."""
     return _SECTION_LABEL.sub("", text)
+
+
+def is_section_label(word: str) -> bool:
+    """Whether ``word`` is a section heading of a structured abstract ("RESULTS"), as written."""
+    return _SECTION_WORD.fullmatch(word) is not None
 
 
 NEAR_COPY = 0.6  # share of the claim's content words the evidence sentence must contain

@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 
 from verifiers.checks.entities import drugs, symbols
+from verifiers.checks.normalise import content_tokens, is_section_label
 from verifiers.lexicons.verbs import BASE_VERBS
 
 _BE = {"is", "are", "was", "were"}
@@ -222,16 +223,29 @@ def _name_key(name: str) -> str:
     return name.lower().removesuffix("s")
 
 
+def _is_name(text: str) -> bool:
+    """What the symbol finder found is a name: not a section heading ("RESULTS") nor a word in
+    capitals ("AND" of "RESULTS AND CONCLUSIONS")."""
+    return bool(content_tokens(text)) and not is_section_label(text)
+
+
 def swap_entity(claim: str, context: str, rng: random.Random) -> str | None:
     """Replace an entity of the claim (a gene or protein symbol, a drug) with another of the
     same kind from ``context``, the abstract it came from: the classic confusion of a model
-    that read the right abstract (the comparator for the drug, one gene for another)."""
+    that read the right abstract (the comparator for the drug, one gene for another). A
+    section heading ("RESULTS") is no name, however the symbol finder reads it (``_is_name``)."""
     kinds = [symbols, drugs]
     rng.shuffle(kinds)
     for find in kinds:
         mine = find(claim)
         present = {_name_key(text) for _, _, text in mine}
-        others = sorted({text for _, _, text in find(context) if _name_key(text) not in present})
+        others = sorted(
+            {
+                text
+                for _, _, text in find(context)
+                if _name_key(text) not in present and _is_name(text)
+            }
+        )
         if mine and others:
             start, end, _ = rng.choice(mine)
             return claim[:start] + rng.choice(others) + claim[end:]
