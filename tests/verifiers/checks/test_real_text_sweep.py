@@ -5,7 +5,8 @@ Each sentence of each text is checked as a claim against the text's sentences as
 every quantity and every entity it names must then be found, and no direction flip or aligned
 change can fire (the sentence aligns with itself).
 The negation check runs too (no exception; its own cases are in test_check_negation.py), and
-every sentence read without its negation words is affirmative."""
+every sentence read without its negation words is affirmative. Each sentence is also told
+check-worthy or not and cut into claims, every claim a span inside it."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from verifiers.checks import (
 )
 from verifiers.checks.entities import check_entities
 from verifiers.checks.negation import is_negated, negated_alike, without_negation
+from verifiers.claims import RuleDecomposer, is_checkworthy
 from verifiers.eval.data import data_dir
 from verifiers.roles import load_roles
 from verifiers.training.benchmarks import split_sentences
@@ -97,7 +99,7 @@ def _source_texts(source: Path) -> Iterator[str]:
 @pytest.mark.slow
 @pytest.mark.parametrize("source", _sources(), ids=lambda p: str(p.relative_to(DATA)))
 def test_checks_run_on_every_text(source: Path) -> None:
-    checked, roles = 0, load_roles()
+    checked, roles, decomposer = 0, load_roles(), RuleDecomposer()
     for text in _source_texts(source):
         roles.states_design_only(text)  # the engine reads whole windows this way
         sentences = split_sentences(text)
@@ -117,5 +119,8 @@ def test_checks_run_on_every_text(source: Path) -> None:
             entities = check_entities(sentence, evidence)
             assert entities is None or entities.passed, (sentence[:200], entities)
             assert 0.0 <= roles.design_probability(sentence) <= 1.0, sentence[:200]
+            is_checkworthy(sentence)
+            for claim in decomposer.decompose(sentence):
+                assert 0 <= claim.start < claim.end <= len(sentence), (sentence[:200], claim)
             checked += 1
     assert checked > 0
