@@ -44,8 +44,10 @@ _OPENER = re.compile(
 # The answer to a yes/no question that opens a sentence ("Yes, statins reduce stroke"; "No,
 # Pim-1 is a kinase"): it answers the user, it is no part of the claim, and a small NLI model
 # reads a "No" as a negation of what follows. "No" before a noun is a determiner ("No
-# association was found") and stays.
-_ANSWER_WORD = re.compile(r"^\W*(?:yes|no)\s*[,.:;!\u2013\u2014-]+\s*", re.IGNORECASE)
+# association was found") and stays, as do "No-reflow" and "No. 3".
+_ANSWER_WORD = re.compile(
+    r"^\W*(?:yes|no)(?:\s*[,.:;!]+|\s+[\u2013\u2014-]+)(?!\s*\d)\s*", re.IGNORECASE
+)
 _CLAUSE_BREAK = re.compile(
     r";\s+|,?\s+whereas\s+|,\s+but\s+|,\s+while\s+|,\s+although\s+|,\s+and\s+(?=\w+\s+\w+\s+\w+)"
 )

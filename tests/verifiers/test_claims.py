@@ -89,8 +89,15 @@ def test_a_yes_or_no_that_answers_the_question_is_no_part_of_the_claim(
     assert sentence[first.start : first.end] == first.text
 
 
-def test_no_before_a_noun_stays_in_the_claim() -> None:
-    sentence = "No association was found between statin use and dementia."
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "No association was found between statin use and dementia.",
+        "No-reflow occurred in 12% of patients after primary PCI.",
+        "No. 3 trials reported bleeding as a primary outcome.",
+    ],
+)
+def test_no_as_a_word_of_the_claim_stays_in_it(sentence: str) -> None:
     assert [c.text for c in RuleDecomposer().decompose(sentence)] == [sentence]
 
 
