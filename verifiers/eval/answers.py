@@ -61,8 +61,9 @@ PERTURBATIONS: dict[str, Perturbation] = {
 }
 # Sentences the checks would pass over (too short to state a finding) are not perturbed.
 MIN_WORDS = 6
-# What a whole sentence may end with.
-_CLOSERS = (".", "!", "?", ")", "]", '"', "'")
+# What ends a sentence, and what a whole sentence may end with (a closing bracket or quote).
+_SENTENCE_ENDS = (".", "!", "?")
+_CLOSERS = (*_SENTENCE_ENDS, ")", "]", '"', "'")
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +116,7 @@ def _without_cut_words(snippet: str) -> str:
     if len(sentences) < 2:
         return snippet
     first = snippet[: sentences[1].start].strip()
-    if len(first.split()) == 1 and first.rstrip(")]").endswith((".", "!", "?")):
+    if len(first.split()) == 1 and first.rstrip(")]").endswith(_SENTENCE_ENDS):
         return _without_cut_words(snippet[sentences[1].start :])
     last = snippet[sentences[-1].start :].strip()
     if len(last.split()) == 1 and not last.endswith(_CLOSERS):
