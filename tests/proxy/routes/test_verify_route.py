@@ -206,16 +206,22 @@ def test_a_whole_verify_honours_its_deadline(
     """Issue 26 item 14: the verifier checks its deadline between batches of sentences, and
     one batch over a large evidence set ran far past it (10 items, 1 sentence: 24 s for 20 s).
     Now the request itself ends at the deadline, reported ``unverified`` (the verifier alone
-    would have judged this one sentence whole and said nothing of a deadline)."""
+    would have judged this one sentence whole and said nothing of a deadline).
+
+    The sentence cites all five abstracts of 1,000 sentences each: about 0.35 s of work on a
+    2-core machine, 35 times the deadline, so a fast machine cannot finish it in time (citing
+    one abstract under a 0.05 s deadline did, once, on CI)."""
     verifier = {"nli": {"name": "hf", "model": str(model_dir), "threads": 1}}
     proxy = proxy_factory(
-        {"verification": {"verifier": verifier, "enabled": False, "timeout_seconds": 0.05}}
+        {"verification": {"verifier": verifier, "enabled": False, "timeout_seconds": 0.01}}
     )
     sentences = " ".join(f"Aspirin dose {i} lowered fever in trial {i}." for i in range(1000))
-    evidence = [{"pmid": str(10_000_000 + i), "text": sentences} for i in range(5)]
-    resp = post(proxy, {"answer": "Aspirin lowers fever [PMID:10000000].", "evidence": evidence})
+    pmids = [str(10_000_000 + i) for i in range(5)]
+    evidence = [{"pmid": pmid, "text": sentences} for pmid in pmids]
+    answer = f"Aspirin lowers fever [{', '.join(f'PMID:{pmid}' for pmid in pmids)}]."
+    resp = post(proxy, {"answer": answer, "evidence": evidence})
     assert resp.status_code == 200, resp.text
     report = resp.json()
     assert report["status"] != "verified"
     # The request's deadline, not the verifier's between-batch check ("0 of 1 sentences").
-    assert "verification did not finish within 0.05 s)" in report["error"]
+    assert "verification did not finish within 0.01 s)" in report["error"]
