@@ -85,10 +85,13 @@ GLOBAL_WINDOWS = 3
 # A model contradiction set aside because its evidence states the study's design, not a finding
 # (a failed result on the claim; it has no effect of its own: the verdict is already changed).
 FINDING = "finding"
-_DESIGN_ONLY = "the contradicting evidence states the study's aim or methods, not a finding: {!r}"
+_DESIGN_ONLY = (
+    "the contradicting evidence states the study's aim or methods, or a belief its background "
+    "reports, not a finding: {!r}"
+)
 _DESIGN_LED = (
-    "the contradiction rests on the study's aim or methods: they contradict the claim, the "
-    "rest of the evidence read without them does not: {!r}"
+    "the contradiction rests on the study's aim or methods, or a belief its background reports: "
+    "they contradict the claim, the rest of the evidence read without them does not: {!r}"
 )
 # A model contradiction set aside because the claim and its evidence are both negated and
 # read without their negation words do not contradict: the small model takes "not" and "no"

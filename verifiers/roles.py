@@ -61,6 +61,22 @@ _PURPOSE_OPENING = re.compile(
     r"|whose|its|their|his|her)\b)[a-z]+\b[^,]*(?:$|,\s+[Ww]e\b)"
 )
 
+# What others believe or suppose: the background an abstract opens with ("It is generally
+# believed that ...", "Several studies have suggested ...", "little is known about ...").
+# It states no finding of the study either, and a study's conclusion often answers it (the
+# study that finds "Left positioning does not affect the risk" opens "It is generally believed
+# that positioning decreases the likelihood"); the model reads the two as opposed.
+BELIEF = re.compile(
+    r"\b(?:is|are|has been|have been)\s+(?:\w+ly\s+)?"
+    r"(?:believed|thought|assumed|presumed|regarded|recommended|known)\b"
+    r"|\b(?:has|have) been (?:\w+ly\s+)?considered\b"
+    r"|\bit (?:is|was|has been) (?:\w+ly\s+)?(?:suggested|proposed|hypothesi[sz]ed|claimed)\b"
+    r"|\b(?:several|many|numerous|previous|prior|earlier|some|other|recent)\s+(?:\w+\s+)?"
+    r"(?:studies|reports|investigators|authors|trials)\s+(?:have\s+|had\s+)?"
+    r"(?:suggested|proposed|speculated)\b|\blittle is known\b",
+    re.IGNORECASE,
+)
+
 # P(design) from which a sentence next to a design sentence is design too. On the held-out
 # PubMedQA questions' section labels: design calls agree with the label 0.851 -> 0.849 of the
 # time and find 0.666 -> 0.765 of design sentences (0.5: 0.838 and 0.803).
@@ -110,12 +126,13 @@ class RoleModel:
         return bool(design) and not reports
 
     def split(self, passage: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """``passage``'s sentences that state the study's design, and those that report
-        something (background or findings). An abstract's sections are runs of sentences, so
-        a sentence next to a design one is design from ``NEIGHBOUR_THRESHOLD`` on ("The control
-        group received the protocol every 12 hours" after "To compare the incidence ...")."""
+        """``passage``'s sentences that state no finding (the study's design, or a belief or
+        an open question of the background), and those that report something. An abstract's
+        sections are runs of sentences, so a sentence next to a design one is design from
+        ``NEIGHBOUR_THRESHOLD`` on ("The control group received the protocol every 12 hours"
+        after "To compare the incidence ...")."""
         sentences = [s.text for s in segment(passage)]
-        called = [self.is_design(s) for s in sentences]
+        called = [self.is_design(s) or bool(BELIEF.search(s)) for s in sentences]
         design = tuple(
             s
             for i, s in enumerate(sentences)

@@ -1,5 +1,6 @@
-"""Sentence roles (``verifiers.roles``): a study's aim and methods are no finding, so the engine
-sets aside a model contradiction resting on them alone. Abstract sentences: PubMedQA (MIT)."""
+"""Sentence roles (``verifiers.roles``): a study's aim and methods, and the beliefs its background
+reports, are no finding, so the engine sets aside a model contradiction resting on them alone.
+Abstract sentences: PubMedQA (MIT); Check-COVID's (CC BY 4.0) where named."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from verifiers import Verdict
 from verifiers.engine import FINDING, Verifier
 from verifiers.eval.pairs import CountingNLI
 from verifiers.nli._base import NLIPair, NLIScores
-from verifiers.roles import NEIGHBOUR_THRESHOLD, RoleModel, load_roles, ngrams
+from verifiers.roles import BELIEF, NEIGHBOUR_THRESHOLD, RoleModel, load_roles, ngrams
 from verifiers.training.roles import section_role
 from verifiers.windows import make_evidence
 
@@ -199,3 +200,66 @@ def test_a_sentence_next_to_a_design_sentence_needs_less_to_be_design() -> None:
     # Alone, or beside a finding, it is read on its own merits.
     assert roles.split(DEFINED) == ((), (DEFINED,))
     assert roles.split(f"{RESULT} {DEFINED}") == ((), (RESULT, DEFINED))
+
+
+# PubMedQA 11438275: the belief the study answers, then how it measured.
+BELIEVED = (
+    "It is generally believed that positioning of the patient in a head-down tilt (Trendelenberg "
+    "position) decreases the likelihood of a venous air embolism during liver resection."
+)
+MEASURED = (
+    "The physiological effect of variation in horizontal attitude on central and hepatic venous "
+    "pressure was measured in 10 patients during liver surgery."
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        BELIEVED,
+        # PubMedQA 10798511, 17051586.
+        "Physical examination to detect abdominal injuries has been considered unreliable in "
+        "alcohol-intoxicated trauma patients.",
+        "Several studies have suggested a protective effect of folic acid (FA) on congenital "
+        "heart anomalies.",
+        "Down syndrome (DS) infants are known to have a high frequency of heart anomalies.",
+        "It has been proposed that statins lower the risk of sepsis.",
+        "Little is known about the role pets can play in the spread of the disease.",
+    ],
+)
+def test_a_belief_of_the_background_is_no_finding(text: str) -> None:
+    assert BELIEF.search(text)
+    assert load_roles().split(text) == ((text,), ())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        RESULT,
+        CONCLUSION,
+        # Check-COVID: a finding in the past tense that names what was known of one person.
+        "Among 61 persons who attended a March 10 choir practice at which one person was known "
+        "to be symptomatic, 53 cases were identified.",
+        # Other studies' findings, stated as found (HealthVer's evidence refutes with these).
+        "Several studies demonstrated the role of vitamin D in reducing the risk of acute viral "
+        "respiratory tract infections and pneumonia.",
+        "Patients were considered responders when their score fell by half.",
+    ],
+)
+def test_a_finding_is_no_belief(text: str) -> None:
+    assert not BELIEF.search(text)
+
+
+def test_a_contradiction_from_the_belief_the_study_answers_is_set_aside(
+    contradicting: CountingNLI,
+) -> None:
+    evidence = [make_evidence("11438275", "", [BELIEVED, MEASURED])]
+    answer = (
+        "The change in patient positioning alone during liver surgery does not affect the risk "
+        "of venous air embolism [PMID:11438275]."
+    )
+    (sentence,) = Verifier(contradicting).verify(answer, evidence).sentences
+    assert sentence.verdict is Verdict.UNSUPPORTED
+    (claim,) = sentence.claims
+    (set_aside,) = {c.detail for c in claim.checks if c.name == FINDING}
+    assert "a belief its background reports" in set_aside
