@@ -366,6 +366,13 @@ class Rendered(Protocol):
 MissHook = Callable[[str, str, Sequence[SentenceAnnotation]], None]
 
 
+def item_rng(seed: int, item: AnswerItem) -> random.Random:
+    """The perturbation draws of one item, its own: a rule that declines on one item, or draws
+    once more, moves no other item's perturbations, so two runs differ only where their rules
+    do (a generator shared by all items shifted every later draw)."""
+    return random.Random(f"{seed}:{item.group}:distortions")
+
+
 def evaluate(
     verify: Callable[[str, Sequence[Evidence]], ResponseReport],
     items: Sequence[AnswerItem],
@@ -375,10 +382,9 @@ def evaluate(
 ) -> AnswerMetrics:
     """``off_topic[n]``: the uncited off-topic sentences to append to item ``n`` (none when
     empty)."""
-    rng = random.Random(seed)
     result = AnswerMetrics()
     for n, item in enumerate(items, start=1):
-        score_item(verify, item, item, rng, result)
+        score_item(verify, item, item, item_rng(seed, item), result)
         if off_topic:
             score_off_topic(verify, item, off_topic[n - 1], result)
         if progress is not None:

@@ -24,6 +24,7 @@ from verifiers.eval.answers import (
     AnswerItem,
     AnswerMetrics,
     MissHook,
+    item_rng,
     score_item,
     score_off_topic,
     sentences_in,
@@ -219,21 +220,22 @@ def compare(
     ``off_topic[n]``: uncited sentences appended to item ``n`` in both renderings."""
     result = Comparison(items=len(items))
     variants = [quote_item(item) for item in items]
-    plain_rng, quoted_rng = random.Random(seed), random.Random(seed)
     missed: MissHook = result.keep
     for n, (item, quoted) in enumerate(zip(items, variants, strict=True), start=1):
         result.sentences += len(item.sentences)
         result.quoted_sentences += sum(bool(q) for q in quoted.quotes)
         plain = _metered(verify, nli, result.plain_usage, frozenset())
-        score_item(plain, item, item, plain_rng, result.plain)
+        score_item(plain, item, item, item_rng(seed, item), result.plain)
         correct = frozenset(
             (pmid, normalise(q)) for pmid, q in zip(item.pmids, quoted.quotes, strict=True) if q
         )
         with_quotes = _metered(verify, nli, result.quoted_usage, correct)
-        score_item(with_quotes, item, quoted, quoted_rng, result.quoted, missed, quoted.grounded())
+        # The same draws as the plain rendering: both meet the same perturbations.
+        grounded = quoted.grounded()
+        score_item(with_quotes, item, quoted, item_rng(seed, item), result.quoted, missed, grounded)
         # Misquotes draw from their own generator, so adding a kind moves no distortion.
-        item_rng = random.Random(f"{seed}:{item.group}")
-        _score_misquotes(with_quotes, quoted, variants, item_rng, result)
+        misquote_rng = random.Random(f"{seed}:{item.group}")
+        _score_misquotes(with_quotes, quoted, variants, misquote_rng, result)
         # Off the meter: the NLI pairs per sentence are the answers' own.
         if off_topic:
             score_off_topic(verify, item, off_topic[n - 1], result.plain)

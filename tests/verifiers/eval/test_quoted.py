@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
+from verifiers import Evidence, ResponseReport, Verifier
 from verifiers.checks.quotes import quote_source
-from verifiers.eval.answers import load_items
+from verifiers.eval.answers import AnswerItem, load_items
 from verifiers.eval.data import data_dir
 from verifiers.eval.quoted import (
     GROUNDED_OVERLAP,
@@ -201,3 +203,33 @@ def test_a_sentence_is_grounded_when_its_quote_holds_half_its_words(
     lesser = QuotedItem(quoted.item, (other, *quoted.quotes[1:]), quoted.evidence)
     assert overlap(quoted.item.sentences[0], other) < GROUNDED_OVERLAP
     assert lesser.grounded()[0] is False
+
+
+def test_an_items_perturbations_do_not_depend_on_the_items_before_it(
+    pubmedqa: list[QuotedItem],
+) -> None:
+    """Each item draws its perturbations from its own generator: a rule that declines on one
+    item (or draws once more) moves no other item's, so two runs of ``eval answers`` differ only
+    where their rules or their verdicts do."""
+    from verifiers.eval.answers import evaluate
+
+    verifier = Verifier.from_config()
+    items = [q.item for q in pubmedqa]
+
+    def texts_verified(run: list[AnswerItem]) -> list[str]:
+        seen: list[str] = []
+
+        def verify(text: str, evidence: Sequence[Evidence]) -> ResponseReport:
+            seen.append(text)
+            return verifier.verify(text, evidence)
+
+        evaluate(verify, run, seed=13)
+        return seen
+
+    last = items[-1]
+    alone = texts_verified([last])
+    after_others = texts_verified(items)
+    assert len(alone) > 1  # the answer as written, and at least one perturbation of it
+    assert after_others[-len(alone) :] == alone
+    # The seed still decides them.
+    assert texts_verified([last]) == alone
