@@ -162,6 +162,35 @@ def test_an_entity_is_never_swapped_for_its_own_plural_or_a_heading() -> None:
     assert swapped == {"AFP recurred in 12 patients after resection."}
 
 
+def test_an_entity_is_never_swapped_for_one_listed_with_it() -> None:
+    """What an abstract says of a list ("Two antibodies, fremanezumab and galcanezumab, ...
+    were approved", BioASQ's PMID 30550780) it says of each name in it, and an apposition
+    names one thing twice: a swap within either is as true as the claim, no distortion. A
+    name the abstract keeps apart is still swapped in."""
+    from verifiers.training.claims import swap_entity
+
+    claim = "Fremanezumab was approved by the FDA in September 2018."
+    listed = (
+        "Two antibodies, fremanezumab and galcanezumab, directed towards the CGRP ligand, were "
+        "approved by the FDA in September 2018."
+    )
+    apart = f"{listed} Erenumab blocks the receptor instead."
+    for seed in range(20):
+        assert swap_entity(claim, listed, random.Random(seed)) in {
+            None,
+            "Fremanezumab was approved by the CGRP in September 2018.",  # a symbol swap
+        }
+        swapped = swap_entity(claim, apart, random.Random(seed))
+        assert swapped is not None and "galcanezumab" not in swapped
+    assert "Erenumab was approved by the FDA in September 2018." in {
+        swap_entity(claim, apart, random.Random(seed)) for seed in range(20)
+    }
+    # Three or more, and an abbreviation in brackets, are lists too.
+    longer = "Dacetuzumab, lucatumumab or rituximab (RTX) were given."
+    for seed in range(20):
+        assert swap_entity("Dacetuzumab was given.", longer, random.Random(seed)) is None
+
+
 @needs_data
 def test_every_perturbation_runs_on_every_corpus() -> None:
     """Real text from every corpus through every perturbation rule: Unicode units, odd
