@@ -46,10 +46,18 @@ AIM = re.compile(
 # investigated" say what was done; "we determined that" and "we identified" report findings.
 _AIM_OPENING = re.compile(
     r"^(?:(?:in (?:this|the present) (?:study|work|paper|article)|here),?\s+)?"
-    r"(?:to|we|this study|the present study)\s+(?:\w+\s+)?(?:determine|evaluate|assess|"
-    r"investigate|examine|compare|analy[sz]e|explore|identify|describe|test|establish|"
-    r"evaluated|assessed|investigated|examined|compared|analy[sz]ed|explored|tested)\b",
+    r"(?:to|we|(?:this|the present) (?:study|research|work|paper|article|review|analysis))\s+"
+    r"(?:\w+\s+)?(?:determine|evaluate|assess|investigate|examine|compare|analy[sz]e|explore|"
+    r"identify|describe|test|establish|review|evaluated|assessed|investigated|examined|"
+    r"compared|analy[sz]ed|explored|tested|reviewed|evaluates|assesses|investigates|examines|"
+    r"compares|analy[sz]es|explores|describes|tests|reviews)\b",
     re.IGNORECASE,
+)
+# An aim in the imperative, as structured abstracts state their objective: "Demonstrate that
+# the rabbit may be used in the training of surgery." Capitalised: the sentence's first word.
+_IMPERATIVE_AIM = re.compile(
+    r"^(?:Demonstrate|Determine|Evaluate|Assess|Investigate|Compare|Describe|Analy[sz]e"
+    r"|Identify|Examine|Explore|Establish|Characteri[sz]e)\s+(?:that|whether|if|how|the|a|an)\b"
 )
 
 # An aim said as a purpose: "To point out the value of X." or "To understand X, we planned
@@ -116,7 +124,9 @@ class RoleModel:
         """The sentence states the study's aim or methods: the fit calls it design, or it says
         outright what the study set out to do ("To determine whether ...")."""
         return (
-            bool(AIM.search(text) or _AIM_OPENING.search(text) or _PURPOSE_OPENING.search(text))
+            any(
+                rule.search(text) for rule in (AIM, _AIM_OPENING, _PURPOSE_OPENING, _IMPERATIVE_AIM)
+            )
             or self.design_probability(text) >= self.threshold
         )
 

@@ -47,6 +47,14 @@ CONCLUSION = (
         "To characterize the use of cough and cold medicines in young children.",
         "To point out the value of forced dilation in childhood.",
         "To understand which genes act in implantation, we studied endometrial biopsies.",
+        # What a study does, in the present tense or as a review (PMIDs 26852225, 11888773),
+        # and an aim in the imperative of a structured abstract (22042121).
+        "This study also evaluates the need for adjusting for reporting heterogeneity in the "
+        "management of sleep and energy related problems in Japan.",
+        "We review our results on surgical treatment of patients with stage I non-small cell "
+        "lung carcinoma.",
+        "Demonstrate that the rabbit may be used in the training of surgery, in addition to "
+        "present its perioperative care.",
     ],
 )
 def test_aims_and_methods_are_design(text: str) -> None:
@@ -64,6 +72,8 @@ def test_aims_and_methods_are_design(text: str) -> None:
         # A purpose clause before a finding of its own, and openers that are no purpose.
         "To achieve walking at one year, a normal motor score was the best predictor.",
         "To date, no trial has compared the two doses in children.",
+        # A capitalised verb that opens no aim.
+        "Identified genes were enriched in the interferon pathway.",
     ],
 )
 def test_findings_are_not(text: str) -> None:
