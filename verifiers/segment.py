@@ -3,8 +3,9 @@
 Built on pysbd's rule-based sentencizer (the component scispaCy wraps as ``pysbd_sentencizer``),
 which already keeps "e.g.", "i.v.", "et al.", "vs.", "Fig. 2", "p < 0.05" and "2.5 mg/kg"
 together. Around it: markdown blocks (headings, list items, quotes, blank lines) are hard
-boundaries and their markers are left out of the sentence span, and a few repairs merge splits
-pysbd makes inside a sentence (before "(ii)" enumerations, before "/ml", after "ng.").
+boundaries and their markers are left out of the sentence span, a few repairs merge splits
+pysbd makes inside a sentence (before "(ii)" enumerations, before "/ml", after "ng."), and a
+sentence that runs into a section heading without a space ("results.RESULTS: We") is cut.
 """
 
 from __future__ import annotations
@@ -36,6 +37,11 @@ MAX_SENTENCE_CHARS = 2000
 _PIECE_CHARS = 4000
 _PIECE_CUT = re.compile(r"[.!?][\"')\]]*\s+(?=[A-Z0-9(\[])")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# PubMed's text sometimes runs a sentence into the next section's heading without a space
+# ("... all of them provide biased results.RESULTS: We provide here a tool"; 93 of the 3,725
+# abstracts of `eval answers`). pysbd sees no boundary there, so the end of one section and the
+# start of the next were read as one sentence: a methods sentence joined to a finding.
+_JOINED_HEADING = re.compile(r"(?<=[a-z0-9)\]%]\.)(?=[A-Z][A-Z ]{1,}[A-Z]:)")
 # A quoted citation still open where pysbd split (verifiers.quoting.syntax reads the whole).
 _OPEN_QUOTED_CITATION = re.compile(
     r"\[\s*(?:PMIDs?\s*:?\s*[\w.-]*\w|\d+)[^\[\]\n]*[\"\u201c\u201e\u00ab][^\]\n]*$",
@@ -128,7 +134,13 @@ def _segment_block(text: str, start: int, end: int) -> list[SentenceSpan]:
         else:
             pieces.append((found, piece_end))
         cursor = piece_end
-    return [SentenceSpan(text[s:e], s, e) for s, e in pieces]
+    return [
+        SentenceSpan(text[a:b], a, b)
+        for s, e in pieces
+        for a, b in itertools.pairwise(
+            [s, *(m.start() for m in _JOINED_HEADING.finditer(text, s + 1, e)), e]
+        )
+    ]
 
 
 def _continues(text: str, previous: tuple[int, int], next_start: int) -> bool:

@@ -71,8 +71,28 @@ def test_pubmedqa_abstract_matches_its_own_sentences() -> None:
     assert texts(" ".join(record["sentences"])) == record["sentences"]
 
 
+def test_a_sentence_run_into_the_next_sections_heading_is_cut_there() -> None:
+    """PubMed's text sometimes has no space between a sentence and the next section's heading
+    (PubMedQA 21402341, MIT); pysbd sees no boundary there. A heading of capitals and a colon
+    after a sentence's full stop starts a sentence; "Fig.A:" and "e.g. USA" do not."""
+    background = (
+        "Although selective and non-selective methods of preoperative carotid screening have "
+        "been advocated, it remains unclear if this screening is clinically relevant."
+    )
+    aim = (
+        "AIM: To test whether selective carotid screening is as effective as non-selective "
+        "screening in detecting significant carotid disease."
+    )
+    assert texts(f"{background}{aim}") == [background, aim]
+    assert texts("It works.PATIENTS AND METHODS: We did it.") == [
+        "It works.",
+        "PATIENTS AND METHODS: We did it.",
+    ]
+    assert texts("See Fig.A: the effect was large.") == ["See Fig.A: the effect was large."]
+
+
 STREAM_TEXT = (
-    "Aspirin 2.5 mg/kg i.v. reduced mortality vs. placebo (p < 0.05) [PMID:123]. "
+    "Aspirin 2.5 mg/kg i.v. reduced mortality vs. placebo (p < 0.05) [PMID:123].RESULTS: It did. "
     "Smith et al. saw it in Fig. 2. Here is a list:\n\n1. First item.\n2. Second item e.g. this.\n"
     "The end."
 )
