@@ -131,13 +131,14 @@ class RoleModel:
         )
 
     def states_design_only(self, passage: str) -> bool:
-        """Every sentence of ``passage`` (an evidence window) states the study's design."""
+        """Every sentence of ``passage`` (an evidence window) states no finding: the study's
+        design, or a belief its background reports (as ``split`` reads them)."""
         design, reports = self.split(passage)
         return bool(design) and not reports
 
     def split(self, passage: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """``passage``'s sentences that state no finding (the study's design, or a belief or
-        an open question of the background), and those that report something. An abstract's
+        """``passage``'s sentences that state no finding (the study's design, or a belief its
+        background reports, ``BELIEF``), and those that report something. An abstract's
         sections are runs of sentences, so a sentence next to a design one is design from
         ``NEIGHBOUR_THRESHOLD`` on ("The control group received the protocol every 12 hours"
         after "To compare the incidence ...")."""
