@@ -5,14 +5,16 @@ which already keeps "e.g.", "i.v.", "et al.", "vs.", "Fig. 2", "p < 0.05" and "2
 together. Around it: markdown blocks (headings, list items, quotes, blank lines) are hard
 boundaries and their markers are left out of the sentence span, a few repairs merge splits
 pysbd makes inside a sentence (before "(ii)" enumerations, before "/ml", after "ng."), and a
-sentence that runs into a section heading without a space ("results.RESULTS: We") is cut.
+sentence that runs into a section heading without a space ("results.RESULTS: We") is cut, and
+citations written after a sentence's full stop ("Statins lower LDL. [PMID:1] They ...") stay with
+that sentence rather than opening the next.
 """
 
 from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import pysbd
@@ -48,14 +50,26 @@ _OPEN_QUOTED_CITATION = re.compile(
     re.IGNORECASE,
 )
 
+# Citations an answer writes after a sentence's full stop, one or more ("... LDL. [PMID:1]",
+# "... LDL.[1], [2]"): pysbd opens the next sentence with them, which cited the next sentence to
+# this one's evidence and left this one uncited. A bracket opening with a number or PMID, or a
+# parenthesis naming a PMID ("(1)" opens an enumeration).
+_CITATION_BRACKET = r"\[\s*(?:PMIDs?\s*:?\s*)?\d[^\[\]\n]*\]|\(\s*PMIDs?\s*:?\s*\d[^()\n]*\)"
+_LEADING_CITATIONS = re.compile(rf"(?:[ \t]*[,;]?[ \t]*(?:{_CITATION_BRACKET}))+", re.IGNORECASE)
+# Streaming: a bracket opened right after a sentence and not yet closed may be that sentence's
+# citation ("... LDL. [PMID: 12", "... LDL. (PM").
+_OPEN_CITATION_AFTER = re.compile(r"\s*[,;]?\s*[\[(][^\[\]()\n]*$")
+
 
 @dataclass(frozen=True, slots=True)
 class SentenceSpan:
-    """A sentence with its character offsets into the text it came from."""
+    """A sentence with its character offsets into the text it came from. ``heading``: it is a
+    markdown heading (``## Key findings``), whose marker is not in the span."""
 
     text: str
     start: int
     end: int
+    heading: bool = False
 
 
 @lru_cache(maxsize=1)
@@ -76,9 +90,10 @@ def segment(text: str) -> list[SentenceSpan]:
     """Split ``text`` into sentences; offsets index into ``text``, whitespace is trimmed.
     Time is linear in the text's length (long blocks are segmented in pieces)."""
     spans: list[SentenceSpan] = []
-    for block_start, block_end in _blocks(text):
+    for block_start, block_end, heading in _blocks(text):
         for start, end in _pieces(text, block_start, block_end):
-            spans.extend(_segment_block(text, start, end))
+            for span in _segment_block(text, start, end):
+                spans.append(replace(span, heading=True) if heading else span)
     return spans
 
 
@@ -99,22 +114,27 @@ def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return pieces
 
 
-def _blocks(text: str) -> list[tuple[int, int]]:
-    """Markdown-aware blocks as (start, end) with any list/heading marker skipped."""
+def _blocks(text: str) -> list[tuple[int, int, bool]]:
+    """Markdown-aware blocks as (start, end, whether a heading) with any list/heading marker
+    skipped."""
     cuts = [0]
     pos = 0
+    after_heading = False  # a heading is one line: the line after it starts a block
     for line in text.splitlines(keepends=True):
-        if pos and (not line.strip() or _BLOCK_MARKER.match(line)):
+        marker = _BLOCK_MARKER.match(line)
+        if pos and (not line.strip() or marker or after_heading):
             cuts.append(pos)
+        after_heading = marker is not None and marker.group().lstrip().startswith("#")
         pos += len(line)
     cuts.append(len(text))
-    blocks: list[tuple[int, int]] = []
+    blocks: list[tuple[int, int, bool]] = []
     for start, end in itertools.pairwise(cuts):
         marker = _BLOCK_MARKER.match(text, start, end)
+        heading = marker is not None and marker.group().lstrip().startswith("#")
         if marker:
             start = marker.end()
         if text[start:end].strip():
-            blocks.append((start, end))
+            blocks.append((start, end, heading))
     return blocks
 
 
@@ -136,11 +156,27 @@ def _segment_block(text: str, start: int, end: int) -> list[SentenceSpan]:
         cursor = piece_end
     return [
         SentenceSpan(text[a:b], a, b)
-        for s, e in pieces
+        for s, e in _with_trailing_citations(text, pieces)
         for a, b in itertools.pairwise(
             [s, *(m.start() for m in _JOINED_HEADING.finditer(text, s + 1, e)), e]
         )
     ]
+
+
+def _with_trailing_citations(text: str, pieces: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``pieces`` with each run of citations that opens a piece on the same line as the one
+    before moved to the end of that one (a piece that is nothing else is gone)."""
+    moved: list[tuple[int, int]] = []
+    for start, end in pieces:
+        lead = _LEADING_CITATIONS.match(text, start, end)
+        if moved and lead is not None and "\n" not in text[moved[-1][1] : start]:
+            moved[-1] = (moved[-1][0], lead.end())
+            rest = len(text[lead.end() : end]) - len(text[lead.end() : end].lstrip())
+            start = lead.end() + rest
+            if start >= end:
+                continue
+        moved.append((start, end))
+    return moved
 
 
 def _continues(text: str, previous: tuple[int, int], next_start: int) -> bool:
@@ -153,6 +189,8 @@ def _continues(text: str, previous: tuple[int, int], next_start: int) -> bool:
         return True  # the quote of [PMID:123 "…"] holds a sentence end: the bracket is one unit
     if prev_text[-1] not in _TERMINAL:
         return True
+    if _LEADING_CITATIONS.match(text, next_start):
+        return False  # "LDL.[1], [2] They": the citations are moved to this sentence's end
     head = text[next_start : next_start + 6]
     if _CONTINUATION_START.match(head):
         return True
@@ -189,7 +227,8 @@ class StreamSegmenter:
         if len(spans) < 2:
             return []
         ready = spans[:-1]
-        if not _LOOKAHEAD.search(self._text, ready[-1].end):
+        tail = ready[-1].end
+        if not _LOOKAHEAD.search(self._text, tail) or _OPEN_CITATION_AFTER.match(self._text, tail):
             ready = ready[:-1]
         if ready:
             self._done = ready[-1].end
@@ -221,5 +260,5 @@ class StreamSegmenter:
     def _pending(self) -> list[SentenceSpan]:
         tail = self._text[self._done :]
         return [
-            SentenceSpan(s.text, s.start + self._done, s.end + self._done) for s in segment(tail)
+            replace(s, start=s.start + self._done, end=s.end + self._done) for s in segment(tail)
         ]

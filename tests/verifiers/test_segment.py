@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verifiers.segment import StreamSegmenter, segment
+from verifiers.segment import SentenceSpan, StreamSegmenter, segment
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "verification"
 
@@ -58,6 +58,8 @@ def test_markdown_lists_and_headings_are_boundaries_without_markers() -> None:
         "**Metformin** is first line",
         "Bullet with e.g. an abbreviation",
     ]
+    # Only the heading is one: the engine reads it as a label, not as a sentence.
+    assert [span.heading for span in segment(answer)] == [True] + [False] * 5
 
 
 def test_enumerations_inside_a_sentence_do_not_split() -> None:
@@ -91,10 +93,43 @@ def test_a_sentence_run_into_the_next_sections_heading_is_cut_there() -> None:
     assert texts("See Fig.A: the effect was large.") == ["See Fig.A: the effect was large."]
 
 
+def test_citations_after_the_full_stop_stay_with_their_sentence() -> None:
+    """Answers often cite after the full stop. pysbd opened the next sentence with the
+    citation, which cited that sentence to this one's abstract and left this one uncited."""
+    assert texts("Statins lower LDL. [PMID:123] They cut strokes. [PMID: 456, 789]") == [
+        "Statins lower LDL. [PMID:123]",
+        "They cut strokes. [PMID: 456, 789]",
+    ]
+    assert texts("Statins lower LDL.[1], [2] They cut strokes.[3][4]") == [
+        "Statins lower LDL.[1], [2]",
+        "They cut strokes.[3][4]",
+    ]
+    assert texts('It works. (PMID: 123) A quote. [PMID:1 "X. Y"] Next one.') == [
+        "It works. (PMID: 123)",
+        'A quote. [PMID:1 "X. Y"]',
+        "Next one.",
+    ]
+    # An enumeration, a reference list on its own lines and a remark in brackets are no
+    # citation of the sentence before them.
+    assert texts("Two steps. (1) Take it. (2) Stop.") == ["Two steps.", "(1) Take it.", "(2) Stop."]
+    assert texts("References:\n[1] Smith et al.") == ["References:", "[1] Smith et al."]
+    assert texts("It works. [Note: in mice.] Next.")[0] == "It works."
+
+
+def test_stream_waits_for_a_citation_opened_after_the_full_stop() -> None:
+    stream = StreamSegmenter()
+    assert stream.feed("Statins lower LDL. [PMID: 12") == []  # the bracket may be this one's
+    assert stream.feed("3] They cut") == [SentenceSpan("Statins lower LDL. [PMID: 123]", 0, 30)]
+    assert [s.text for s in stream.flush()] == ["They cut"]
+    stream = StreamSegmenter()
+    assert stream.feed("It works. (PM") == []
+    assert [s.text for s in stream.feed("ID: 9) Next one")] == ["It works. (PMID: 9)"]
+
+
 STREAM_TEXT = (
     "Aspirin 2.5 mg/kg i.v. reduced mortality vs. placebo (p < 0.05) [PMID:123].RESULTS: It did. "
-    "Smith et al. saw it in Fig. 2. Here is a list:\n\n1. First item.\n2. Second item e.g. this.\n"
-    "The end."
+    "Smith et al. saw it in Fig. 2. [PMID: 456, 789] Here is a list:\n\n1. First item.[1], [2]\n"
+    "2. Second item e.g. this.\n## Key findings\nThe end. (PMID: 9)"
 )
 
 
