@@ -20,19 +20,43 @@ from verifiers._registry import Registry
 from verifiers.checks.normalise import content_tokens
 from verifiers.lexicons.verbs import DETERMINERS, is_verb
 
-# Sentences that assert nothing about the world: questions, greetings, meta talk, hedges,
-# disclaimers and headings.
-_NOT_CHECKWORTHY = re.compile(
-    r"^\W*(?:hi|hello|hey|thanks?|thank you|great question|good question"
-    r"|i hope this helps|hope this helps|let me know|feel free|please (?:note|consult|see|ask)"
-    r"|here (?:is|are)|below (?:is|are)|the following"
-    r"|(?:overall,? )?(?:the )?(?:evidence|studies|literature) (?:is|are) (?:mixed|limited)"
-    r"|based on the (?:provided |given )?(?:evidence|abstracts|studies|sources)[^,]*:"
+# Pieces of a sentence that assert nothing about the world. A sentence is read piece by piece
+# (``_PIECE_BREAK``), and only when every piece is one of these (or says too little) is it not
+# check-worthy: "Hello, statins halve LDL", "I cannot give medical advice, but ibuprofen raises
+# bleeding risk" and "Here are the results: statins cut mortality" each state a finding that
+# must be verified. Greetings, and words that introduce what follows them (unless their piece
+# goes on to a verb of its own: "The following drugs reduce mortality: ..."), open no claim.
+_GREETING = re.compile(
+    r"^\W*(?:hi|hello|hey|thanks?(?!\s+to\b)|thank you|great question|good question)(?![\w-])",
+    re.IGNORECASE,  # whole words: "hi" is not "High", "HIV" or "Hi-C"
+)
+_INTRODUCER = re.compile(
+    r"^\W*(?:here (?:is|are)|below (?:is|are)|(?P<following>the following)"
+    r"|(?:based on|according to) the (?:provided |given )?(?:evidence|abstracts|studies|sources))"
+    r"(?!\w)",
+    re.IGNORECASE,
+)
+# Asides: disclaimers, sign-offs and hedges.
+_ASIDE = re.compile(
+    r"^\W*(?:i hope this helps|hope this helps|let me know|feel free|please (?:consult|see|ask)"
+    r"|(?:overall,? )?(?:the )?(?:evidence|studies|literature) (?:is|are) (?:mixed|limited)(?=\W*$)"
     r"|i (?:am|'m) (?:not|an ai)|as an ai|i cannot|i can't|i don't know|i do not know"
     r"|it is (?:unclear|not clear|difficult to say)|more research is needed"
     r"|further (?:research|studies) (?:is|are) needed|consult (?:your|a) (?:doctor|physician)"
-    r"|this is not medical advice)(?!\w)",  # whole words: "hi" is not "High" or "HIV"
+    r"|this is not medical advice)(?!\w)",
     re.IGNORECASE,
+)
+# Words that only point at what follows them in the same piece ("Please note that metformin is
+# contraindicated in ..."): the rest of the piece decides.
+_LEAD_IN = re.compile(
+    r"^\W*(?:please note|note|keep in mind|bear in mind"
+    r"|it is (?:important|worth) (?:to note|noting)|importantly|notably)(?:\s+that\b)?[\s,:]*",
+    re.IGNORECASE,
+)
+# Where a sentence's pieces meet: a comma, semicolon, colon or exclamation mark, and the
+# conjunction after it ("..., but ibuprofen ...").
+_PIECE_BREAK = re.compile(
+    r"[,;:!\u2013\u2014]\s+(?:(?:and|or|but|because|although|though|however|so)\b[\s,]*)?"
 )
 # Openers that introduce what follows ("In summary, X reduces Y"; "Certainly! Here is ..."):
 # the rest of the sentence decides, so a conclusion is never skipped for its first words.
@@ -52,6 +76,14 @@ _CLAUSE_BREAK = re.compile(
     r";\s+|,?\s+whereas\s+|,\s+but\s+|,\s+while\s+|,\s+although\s+|,\s+and\s+(?=\w+\s+\w+\s+\w+)"
 )
 _WORD = re.compile(r"[\w%.]*\w%?")
+# A line that is all bold or underlined: a heading written without "#".
+_BOLD_LINE = re.compile(r"(\*\*|__)[^*_\n]+\1:?|(\*\*|__)[^*_\n]+:\2")
+_INTRO_WORDS = 8  # "Key mechanisms include:" introduces a list; a longer one says something
+_LABEL_WORDS = 6  # a longer heading is read as a sentence
+# What no label holds: a number, a colon before what it says of its subject ("Aspirin: no
+# stroke benefit"), a negation.
+_NO_LABEL = re.compile(r"[\d:]|\b(?:no|not|never|none|nor|without|lacks?|cannot)\b", re.IGNORECASE)
+_QUESTION_WORDS = frozenset({"what", "how", "why", "when", "who", "which", "where"})
 _DECOMPOSE_PROMPT = (
     "Split the user's sentence into atomic factual claims. Each claim must stand alone (replace "
     "pronouns with what they refer to) and keep every negation, number, unit, population and time "
@@ -81,15 +113,80 @@ class Decomposer(Protocol):
     def decompose(self, sentence: str) -> list[ClaimSpan]: ...
 
 
-def is_checkworthy(sentence: str) -> bool:
-    """False for questions, greetings, meta sentences, hedges and bare headings."""
-    stripped = _ANSWER_WORD.sub("", sentence.strip().strip("*_#> "), count=1)
+def is_checkworthy(sentence: str, heading: bool = False) -> bool:
+    """False for questions, greetings, meta sentences, hedges and headings: a sentence whose
+    every piece is meta talk (a greeting, an introducer or an aside), or that says too little
+    once those are set aside. ``heading``: the sentence is a markdown heading, which is a label
+    unless it states a finding (``_is_label``); so is a line in bold on its own."""
+    stripped = sentence.strip()
+    if (heading or _BOLD_LINE.fullmatch(stripped)) and _is_label(stripped.strip("*_#: ")):
+        return False
+    stripped = _ANSWER_WORD.sub("", stripped.strip("*_#> "), count=1)
     stripped = _OPENER.sub("", stripped, count=1)
-    if not stripped or stripped.endswith("?") or _NOT_CHECKWORTHY.match(stripped):
+    if not stripped or stripped.endswith("?"):
         return False
-    if stripped.endswith(":") and len(stripped.split()) <= 8:
+    if stripped.endswith(":") and len(stripped.split()) <= _INTRO_WORDS:
         return False
-    return len(content_tokens(stripped)) >= MIN_CONTENT_TOKENS
+    said = " ".join(stripped[start:end] for start, end in _asserting_pieces(stripped))
+    return len(content_tokens(said)) >= MIN_CONTENT_TOKENS
+
+
+def _asserting_pieces(sentence: str) -> list[tuple[int, int]]:
+    """The (start, end) of each piece of ``sentence`` that is not meta talk, a lead-in
+    ("please note that") left out of its piece."""
+    return [(start, end) for start, end, meta in _pieces(sentence) if not meta]
+
+
+def _pieces(sentence: str) -> list[tuple[int, int, str]]:
+    """Each piece of ``sentence`` as (start, end, what meta talk it is: "greeting",
+    "introducer", "aside", or "" for one that may assert), without its lead-in."""
+    bounds = [0, *(i for m in _PIECE_BREAK.finditer(sentence) for i in (m.start(), m.end()))]
+    bounds.append(len(sentence))
+    pieces = []
+    for start, end in zip(bounds[::2], bounds[1::2], strict=True):
+        lead = _LEAD_IN.match(sentence, start, end)
+        start = lead.end() if lead is not None else start
+        if start < end:
+            pieces.append((start, end, _meta(sentence[start:end])))
+    return pieces
+
+
+def _meta(piece: str) -> str:
+    if _GREETING.match(piece):
+        return "greeting"
+    introducer = _INTRODUCER.match(piece)
+    # "The following drugs reduce mortality: ..." introduces a list, and states a finding.
+    following = introducer is not None and bool(introducer["following"])
+    if introducer is not None and not (following and _has_verb(piece[introducer.end() :])):
+        return "introducer"
+    return "aside" if _ASIDE.match(piece) else ""
+
+
+def lead_length(sentence: str) -> int:
+    """Where the sentence's claims start: after the yes or no that answers the user, and the
+    greetings, introducers and lead-ins that open it ("Hello, ", "Here are the key results: ",
+    "Please note that"); 0 when it opens with what it claims, or says nothing else."""
+    answer = _ANSWER_WORD.match(sentence)
+    lead = answer.end() if answer is not None else 0
+    for start, _, meta in _pieces(sentence[lead:]):
+        if meta in ("", "aside"):  # an aside may hold what the claim is about: it stays
+            return lead + start
+    return lead if lead < len(sentence) else 0
+
+
+def _is_label(heading: str) -> bool:
+    """A heading that names what follows ("Key findings", "Dosing and safety", "What the
+    studies show") rather than stating a finding ("Statins reduce LDL", "Aspirin: no stroke
+    benefit"): a short one without a number, colon or negation, and with no verb after its
+    first word (a first word such as "Benefits" or "Uses" is a noun there) unless it opens with
+    a question word. A heading that is no label is checked as a sentence: a heading is no way
+    around verification."""
+    words = heading.split()
+    if len(words) > _LABEL_WORDS or heading.endswith(".") or _NO_LABEL.search(heading):
+        return False
+    if words and words[0].lower() in _QUESTION_WORDS:
+        return True
+    return not any(is_verb(w, words[i - 1]) for i, w in enumerate(words) if i)
 
 
 class RuleDecomposer:
@@ -105,8 +202,7 @@ class RuleDecomposer:
     name = "rules"
 
     def decompose(self, sentence: str) -> list[ClaimSpan]:
-        answer = _ANSWER_WORD.match(sentence)
-        lead = answer.end() if answer is not None and answer.end() < len(sentence) else 0
+        lead = lead_length(sentence)
         breaks = [
             m for m in _CLAUSE_BREAK.finditer(sentence, lead) if _depth(sentence, m.start()) == 0
         ]
@@ -127,6 +223,8 @@ class RuleDecomposer:
             else:
                 merged.append((start, end))
         claims = [_span(sentence, start, end) for start, end in merged]
+        # A clause that is all aside ("I cannot give medical advice, but ...") claims nothing.
+        claims = [c for c in claims if _asserting_pieces(c.text)] or claims
         subject = _subject(claims[0].text) if len(claims) > 1 else None
         return [claims[0], *(_resolve(c, subject) for c in claims[1:])]
 

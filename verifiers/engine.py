@@ -386,7 +386,7 @@ class Verifier:
             index = first_index + offset
             citations = _with_stripped(parse_citations(span.text, ids), span.start, stripped)
             quotes = _check_quotes(citations, by_id, evidence)
-            if not is_checkworthy(strip_citations(span.text, citations)):
+            if not is_checkworthy(strip_citations(span.text, citations), span.heading):
                 results[index] = _not_checkworthy(span, index, citations, quotes)
                 continue
             cited = tuple(dict.fromkeys(by_id[c.pmid] for c in citations if c.valid))
@@ -724,7 +724,7 @@ class Verifier:
             verdict = Verdict.UNSUPPORTED
             if any(not c.valid for c in citations):
                 verdict = Verdict.INVALID_CITATION
-            elif not is_checkworthy(strip_citations(span.text, citations)):
+            elif not is_checkworthy(strip_citations(span.text, citations), span.heading):
                 verdict = Verdict.NOT_CHECKWORTHY
             annotation = SentenceAnnotation(
                 index,

@@ -25,10 +25,63 @@ from verifiers.claims import LLMDecomposer, RuleDecomposer, create_decomposer, i
         # A yes or no and nothing that asserts anything after it.
         "Yes, more research is needed.",
         "No. I cannot say.",
+        # Every piece is meta talk.
+        "Thank you for your question.",
+        "I hope this helps, and let me know if you have questions.",
+        "Here are the key results:",
+        "The evidence is mixed.",
     ],
 )
 def test_not_checkworthy(sentence: str) -> None:
     assert not is_checkworthy(sentence)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "claim"),
+    [
+        ("Hello, statins reduce LDL by 50%.", "statins reduce LDL by 50%."),
+        ("Thanks to its long half-life, apixaban is dosed twice daily.", "Thanks to its long"),
+        ("Please note that metformin is contraindicated in renal failure.", "metformin is"),
+        ("Here are the key results: statins cut mortality by 30%.", "statins cut mortality"),
+        ("Based on the provided evidence, metformin lowers HbA1c.", "metformin lowers HbA1c."),
+        ("The following drugs reduce mortality: beta-blockers and ACE inhibitors.", "The follow"),
+        ("The evidence is mixed, but most trials found no benefit of vitamin D.", "most trials"),
+        ("I cannot give medical advice, but ibuprofen raises bleeding risk.", "ibuprofen raises"),
+        ("Consult your doctor before combining warfarin with aspirin, because bleeding risk "
+         "doubles.", "Consult your doctor before combining warfarin"),
+        ("Studies are limited to small cohorts of fewer than 50 patients.", "Studies are limited"),
+        ("Hi-C maps reveal chromatin loops in T cells.", "Hi-C maps"),
+    ],
+)  # fmt: skip
+def test_meta_talk_never_hides_the_finding_it_opens(sentence: str, claim: str) -> None:
+    """A greeting, an introducer, a lead-in or a disclaimer before a finding once made the whole
+    sentence not check-worthy: the finding went out unverified (and, in gate mode, unblocked).
+    The claim now starts after a greeting, an introducer or a lead-in; a disclaimer that is a
+    clause of its own is no claim, one that holds what the claim is about stays in it."""
+    assert is_checkworthy(sentence)
+    claims = RuleDecomposer().decompose(sentence)
+    assert claims[0].text.startswith(claim)
+    assert all(sentence[c.start : c.end] == c.text for c in claims)
+
+
+@pytest.mark.parametrize(
+    ("heading", "label"),
+    [
+        ("Key findings", True),
+        ("Benefits and risks", True),
+        ("What the studies show", True),
+        ("Statins reduce LDL", False),
+        ("Drug X cures cancer", False),
+        ("Aspirin: no stroke benefit", False),
+        ("Mortality fell by 30%", False),
+        ("Dosing: 500 mg of metformin is taken twice daily with meals.", False),
+    ],
+)
+def test_a_heading_is_checked_only_when_it_states_a_finding(heading: str, label: bool) -> None:
+    """A markdown heading ("## Key findings") or a bold line on its own names what follows:
+    it was judged as a sentence and flagged ``uncited``. One that states a finding is checked."""
+    assert is_checkworthy(heading, heading=True) is not label
+    assert is_checkworthy(f"**{heading}**") is not label
 
 
 @pytest.mark.parametrize(

@@ -190,3 +190,22 @@ def test_bundled_model_answer_report(bundled_verifier: Verifier, evidence: list[
     assert report.faithful is False and report.risk < 1.0
     contradicting = report.sentences[1].evidence[0]
     assert "increased" in contradicting.text and contradicting.label.value == "contradiction"
+
+
+def test_markdown_and_citations_after_the_full_stop_are_read_as_written(
+    entailing_verifier: Verifier, evidence: list[Evidence]
+) -> None:
+    """A heading is a label, a lead-in does not hide its finding, and a citation written after
+    the full stop cites its own sentence (it once cited the next one, and left its own
+    ``uncited``)."""
+    answer = (
+        "## Key findings\n\n"
+        "Please note that ALDH1 expression is associated with poorer prognosis in breast "
+        "cancer. [PMID:45638119] Blood group A carries a higher risk of COVID-19. [PMID:5sfojk7y]"
+    )
+    report = entailing_verifier.verify(answer, evidence)
+    assert verdicts(report) == [Verdict.NOT_CHECKWORTHY, Verdict.SUPPORTED, Verdict.SUPPORTED]
+    cited = [{span.pmid for span in s.evidence} for s in report.sentences[1:]]
+    assert cited == [{"45638119"}, {"5sfojk7y"}]
+    assert report.sentences[1].text.endswith("[PMID:45638119]")
+    assert report.sentences[1].claims[0].text.startswith("ALDH1 expression")
