@@ -11,7 +11,9 @@ from __future__ import annotations
 import argparse
 import importlib
 
-EVAL_TARGETS: tuple[str, ...] = ("nli", "answers", "retrieval", "segmentation", "citations", "harm")
+EVAL_TARGETS: tuple[str, ...] = (
+    "nli", "answers", "shapes", "retrieval", "segmentation", "citations", "harm",
+)  # fmt: skip
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
