@@ -53,6 +53,8 @@ _LEAD_IN = re.compile(
     r"|it is (?:important|worth) (?:to note|noting)|importantly|notably)(?:\s+that\b)?[\s,:]*",
     re.IGNORECASE,
 )
+# A piece that opens with an infinitive goes on with the piece before it.
+_CONTINUATION = re.compile(r"to\s", re.IGNORECASE)
 # Where a sentence's pieces meet: a comma, semicolon, colon or exclamation mark, and the
 # conjunction after it ("..., but ibuprofen ...").
 _PIECE_BREAK = re.compile(
@@ -146,8 +148,12 @@ def _pieces(sentence: str) -> list[tuple[int, int, str]]:
     for start, end in zip(bounds[::2], bounds[1::2], strict=True):
         lead = _LEAD_IN.match(sentence, start, end)
         start = lead.end() if lead is not None else start
-        if start < end:
-            pieces.append((start, end, _meta(sentence[start:end])))
+        if start >= end:
+            continue
+        meta = _meta(sentence[start:end])
+        if pieces and _CONTINUATION.match(sentence, start):
+            meta = pieces[-1][2]  # "more research is needed into X, and to investigate Y"
+        pieces.append((start, end, meta))
     return pieces
 
 

@@ -30,6 +30,13 @@ from verifiers.claims import LLMDecomposer, RuleDecomposer, create_decomposer, i
         "I hope this helps, and let me know if you have questions.",
         "Here are the key results:",
         "The evidence is mixed.",
+        # PubMedQA 14518645's and 24785562's conclusions (MIT): the second piece goes on with
+        # the first; an adverb is no assertion.
+        "More research is needed into the effects of unemployment and being single on the "
+        "health of young men, and to investigate the motivations behind risk taking and "
+        "self-destructive behaviour.",
+        "However, more research is needed to examine the role of dexamethasone in hospitalized "
+        "children.",
     ],
 )
 def test_not_checkworthy(sentence: str) -> None:
