@@ -49,10 +49,11 @@ def _leaks(received: bytes) -> list[str]:
 
 def _chat(proxy: RunningProxy, shape: str, *, stream: bool, **extra: Any) -> tuple[bytes, str]:
     """The bytes the SDK received and the ``x-veriproxy-status`` it saw (the report chunk's
-    status when streamed: the header is sent before verification ends)."""
+    status when streamed: the header is sent before verification ends). ``shape`` '': the
+    emulator's well-formed answer."""
     client = sdk_client(proxy.base_url)
     raw = client.chat.completions.with_raw_response.create(
-        model=f"emu-hostile-{shape}",
+        model=f"emu-hostile-{shape}" if shape else "gpt-x",
         messages=QUESTION,  # type: ignore[arg-type]
         stream=stream,
         extra_body=_options(),
@@ -86,6 +87,32 @@ def test_gate_sends_nothing_withheld_in_any_chat_shape(
     assert _leaks(received) == [], received.decode()
     assert status != "verified"
     assert all(r["status"] != "verified" for r in _audit(gate))
+
+
+WRITTEN_AROUND = {
+    "lead-in": f"Please note that ibuprofen also halves the rate of {WORD} infection "
+    f"[PMID:{FAKE_PMID}].",
+    "greeting": f"Hello, ibuprofen also halves the rate of {WORD} infection [PMID:{FAKE_PMID}].",
+    "introducer": f"Here is one more finding: ibuprofen also halves the rate of {WORD} "
+    f"infection [PMID:{FAKE_PMID}].",
+    "cited-after-the-full-stop": f"Ibuprofen also halves the rate of {WORD} infection. "
+    f"[PMID:{FAKE_PMID}]",
+}
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+@pytest.mark.parametrize("written", list(WRITTEN_AROUND))
+def test_gate_reads_a_sentence_through_what_is_written_around_it(
+    gate: RunningProxy, emulator: RunningEmulator, written: str, stream: bool
+) -> None:
+    """Cited after its full stop, the citation stood alone (redacted) and the sentence went out
+    with its words, merely ``uncited``; the sentence now ends at its citation. Opened by a
+    lead-in, a greeting or an introducer, it was not check-worthy (only its fabricated citation
+    still caught it); it is now verified, and redacted all the same."""
+    emulator.emulator.reply = f"{SUPPORTED} {WRITTEN_AROUND[written]}"
+    received, status = _chat(gate, "", stream=stream)
+    assert _leaks(received) == [], received.decode()
+    assert status == "redacted"
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
