@@ -7,7 +7,7 @@ change can fire (the sentence aligns with itself).
 The negation check runs too (no exception; its own cases are in test_check_negation.py), and
 every sentence read without its negation words is affirmative. Each sentence is also told
 check-worthy or not (as a sentence and as a heading) and cut into claims, every claim a span
-inside it, and each whole text is segmented as the engine segments an answer."""
+inside it."""
 
 from __future__ import annotations
 
@@ -30,7 +30,6 @@ from verifiers.checks.negation import is_negated, negated_alike, without_negatio
 from verifiers.claims import RuleDecomposer, is_checkworthy
 from verifiers.eval.data import data_dir
 from verifiers.roles import load_roles
-from verifiers.segment import segment
 from verifiers.training.benchmarks import split_sentences
 
 DATA = data_dir(relative_to=Path(__file__).parents[3])
@@ -104,8 +103,6 @@ def test_checks_run_on_every_text(source: Path) -> None:
     checked, roles, decomposer = 0, load_roles(), RuleDecomposer()
     for text in _source_texts(source):
         roles.states_design_only(text)  # the engine reads whole windows this way
-        for span in segment(text):  # the engine's segmentation: offsets hold, citations moved
-            assert text[span.start : span.end] == span.text, span
         sentences = split_sentences(text)
         evidence = [("self", sentence) for sentence in sentences]
         for sentence in sentences:
