@@ -13,6 +13,7 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any, Protocol
 
 from verifiers._llm import DEFAULT_TIMEOUT_S, LLMEndpoint
@@ -133,18 +134,27 @@ def is_checkworthy(sentence: str, heading: bool = False) -> bool:
     return len(content_tokens(said)) >= MIN_CONTENT_TOKENS
 
 
+class _Meta(Enum):
+    """What kind of meta talk a piece of a sentence is."""
+
+    NONE = "none"  # it may assert something
+    GREETING = "greeting"
+    INTRODUCER = "introducer"
+    ASIDE = "aside"
+
+
 def _asserting_pieces(sentence: str) -> list[tuple[int, int]]:
     """The (start, end) of each piece of ``sentence`` that is not meta talk, a lead-in
     ("please note that") left out of its piece."""
-    return [(start, end) for start, end, meta in _pieces(sentence) if not meta]
+    return [(start, end) for start, end, meta in _pieces(sentence) if meta is _Meta.NONE]
 
 
-def _pieces(sentence: str) -> list[tuple[int, int, str]]:
-    """Each piece of ``sentence`` as (start, end, what meta talk it is: "greeting",
-    "introducer", "aside", or "" for one that may assert), without its lead-in."""
+def _pieces(sentence: str) -> list[tuple[int, int, _Meta]]:
+    """Each piece of ``sentence`` as (start, end, what meta talk it is), without its
+    lead-in."""
     bounds = [0, *(i for m in _PIECE_BREAK.finditer(sentence) for i in (m.start(), m.end()))]
     bounds.append(len(sentence))
-    pieces = []
+    pieces: list[tuple[int, int, _Meta]] = []
     for start, end in zip(bounds[::2], bounds[1::2], strict=True):
         lead = _LEAD_IN.match(sentence, start, end)
         start = lead.end() if lead is not None else start
@@ -157,25 +167,25 @@ def _pieces(sentence: str) -> list[tuple[int, int, str]]:
     return pieces
 
 
-def _meta(piece: str) -> str:
+def _meta(piece: str) -> _Meta:
     if _GREETING.match(piece):
-        return "greeting"
+        return _Meta.GREETING
     introducer = _INTRODUCER.match(piece)
     # "The following drugs reduce mortality: ..." introduces a list, and states a finding.
     following = introducer is not None and bool(introducer["following"])
     if introducer is not None and not (following and _has_verb(piece[introducer.end() :])):
-        return "introducer"
-    return "aside" if _ASIDE.match(piece) else ""
+        return _Meta.INTRODUCER
+    return _Meta.ASIDE if _ASIDE.match(piece) else _Meta.NONE
 
 
-def lead_length(sentence: str) -> int:
+def _lead_length(sentence: str) -> int:
     """Where the sentence's claims start: after the yes or no that answers the user, and the
     greetings, introducers and lead-ins that open it ("Hello, ", "Here are the key results: ",
     "Please note that"); 0 when it opens with what it claims, or says nothing else."""
     answer = _ANSWER_WORD.match(sentence)
     lead = answer.end() if answer is not None else 0
     for start, _, meta in _pieces(sentence[lead:]):
-        if meta in ("", "aside"):  # an aside may hold what the claim is about: it stays
+        if meta in (_Meta.NONE, _Meta.ASIDE):  # an aside may hold what the claim is about
             return lead + start
     return lead if lead < len(sentence) else 0
 
@@ -208,7 +218,7 @@ class RuleDecomposer:
     name = "rules"
 
     def decompose(self, sentence: str) -> list[ClaimSpan]:
-        lead = lead_length(sentence)
+        lead = _lead_length(sentence)
         breaks = [
             m for m in _CLAUSE_BREAK.finditer(sentence, lead) if _depth(sentence, m.start()) == 0
         ]
