@@ -51,6 +51,7 @@ from verifiers.claims import ClaimSpan, Decomposer, create_decomposer, is_checkw
 from verifiers.confidence import ClaimSignals, ConfidenceModel, load_confidence
 from verifiers.embed import LazyEncoder, shared_encoder
 from verifiers.harm import HarmScorer, get_harm_scorer
+from verifiers.markup import without_emphasis
 from verifiers.nli._base import NLIBackend, NLIError, NLIPair, NLIScores
 from verifiers.nli.batching import batched
 from verifiers.nli.decide import Decision, Thresholds, decide
@@ -113,6 +114,8 @@ _UNRELATED = (
 DEADLINE_BATCH = 16
 # Backends with a ``batch_size`` option, which a configured batcher sets to its ``max_pairs``.
 BATCH_SIZED_BACKENDS = frozenset({"bundled", "hf"})
+_SENTENCE_END = frozenset(".!?")
+_CLOSERS = "\"'\u201d\u2019)]"
 _SPACE_BEFORE_PUNCT = re.compile(
     r"\s+([.,;:!?])"
 )  # windows joined into one premise for the global pass
@@ -810,7 +813,19 @@ def _claim_text(item: _Pending, claim: ClaimSpan) -> str:
     for citation in item.citations:
         if claim.start <= citation.start and citation.end <= claim.end:
             text = text.replace(item.masked[citation.start : citation.end], " ")
-    return _SPACE_BEFORE_PUNCT.sub(r"\1", " ".join(text.split())).strip()
+    text = without_emphasis(text)
+    return _as_sentence(_SPACE_BEFORE_PUNCT.sub(r"\1", " ".join(text.split())).strip())
+
+
+def _as_sentence(claim: str) -> str:
+    """A claim cut from an answer, written as a sentence: it ends in a full stop. Where an
+    answer's claim ends is an accident of its layout ("X [PMID:1]" in a list, "X [PMID:1].",
+    the first clause of "X, but Y"), and the model's stance on a borderline claim moved with
+    the full stop alone. A claim handed in on its own (``judge_claims``) is read as written."""
+    text = claim.rstrip()
+    if not text or text.rstrip(_CLOSERS)[-1:] in _SENTENCE_END:
+        return text  # 'he said "X."' ends as a sentence does
+    return text.rstrip(",;:") + "."
 
 
 def _sentence(

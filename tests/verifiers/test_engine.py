@@ -209,3 +209,28 @@ def test_markdown_and_citations_after_the_full_stop_are_read_as_written(
     assert cited == [{"45638119"}, {"5sfojk7y"}]
     assert report.sentences[1].text.endswith("[PMID:45638119]")
     assert report.sentences[1].claims[0].text.startswith("ALDH1 expression")
+
+
+@bundled
+def test_the_model_reads_a_claim_the_same_however_it_is_marked_up(
+    bundled_verifier: Verifier, evidence: list[Evidence]
+) -> None:
+    """A list item without a full stop, bold and italic words, inline code: the model is given
+    the same claim, so each form gets the very same scores (the full stop alone once moved a
+    borderline claim from supported to contradicted)."""
+    words = "ALDH1 expression is associated with poorer prognosis in breast cancer"
+    forms = [
+        f"{words} [PMID:45638119].",
+        f"- {words} [PMID:45638119]",
+        f"**ALDH1 expression** is associated with *poorer prognosis* in breast cancer "
+        "[PMID:45638119].",
+        f"`ALDH1` expression is associated with __poorer prognosis__ in breast cancer "
+        "[PMID:45638119]",
+    ]
+    judged = []
+    for form in forms:
+        [sentence] = bundled_verifier.verify(form, evidence).sentences
+        [claim] = sentence.claims
+        assert "*" not in claim.text and "_" not in claim.text and "`" not in claim.text
+        judged.append((claim.verdict, claim.confidence, [e.score for e in claim.evidence]))
+    assert all(j == judged[0] for j in judged), judged
