@@ -20,6 +20,7 @@ from verifiers._llm import DEFAULT_TIMEOUT_S, LLMEndpoint
 from verifiers._registry import Registry
 from verifiers.checks.normalise import content_tokens
 from verifiers.lexicons.verbs import DETERMINERS, is_verb
+from verifiers.markup import without_emphasis
 
 # Pieces of a sentence that assert nothing about the world. A sentence is read piece by piece
 # (``_PIECE_BREAK``), and only when every piece is one of these (or says too little) is it not
@@ -81,6 +82,9 @@ _CLAUSE_BREAK = re.compile(
 _WORD = re.compile(r"[\w%.]*\w%?")
 # A line that is all bold or underlined: a heading written without "#".
 _BOLD_LINE = re.compile(r"(\*\*|__)[^*_\n]+\1:?|(\*\*|__)[^*_\n]+:\2")
+# A label in bold that opens a sentence or list item ("**Efficacy:** Statins reduced ...",
+# "**Key finding:** ..."): a topic for the reader, no part of the claim after it.
+_BOLD_LABEL = re.compile(r"\W*?(\*\*|__)(?P<label>[^*_\n:]+?)(?::\1|\1:)\s+")
 _INTRO_WORDS = 8  # "Key mechanisms include:" introduces a list; a longer one says something
 _LABEL_WORDS = 6  # a longer heading is read as a sentence
 # What no label holds: a number, a colon before what it says of its subject ("Aspirin: no
@@ -124,7 +128,8 @@ def is_checkworthy(sentence: str, heading: bool = False) -> bool:
     stripped = sentence.strip()
     if (heading or _BOLD_LINE.fullmatch(stripped)) and _is_label(stripped.strip("*_#: ")):
         return False
-    stripped = _ANSWER_WORD.sub("", stripped.strip("*_#> "), count=1)
+    stripped = without_emphasis(stripped[_label_length(stripped) :])
+    stripped = _ANSWER_WORD.sub("", stripped.strip("#> "), count=1)
     stripped = _OPENER.sub("", stripped, count=1)
     if not stripped or stripped.endswith("?"):
         return False
@@ -168,6 +173,7 @@ def _pieces(sentence: str) -> list[tuple[int, int, _Meta]]:
 
 
 def _meta(piece: str) -> _Meta:
+    piece = without_emphasis(piece)  # "**More research** is needed"
     if _GREETING.match(piece):
         return _Meta.GREETING
     introducer = _INTRODUCER.match(piece)
@@ -179,15 +185,30 @@ def _meta(piece: str) -> _Meta:
 
 
 def _lead_length(sentence: str) -> int:
-    """Where the sentence's claims start: after the yes or no that answers the user, and the
-    greetings, introducers and lead-ins that open it ("Hello, ", "Here are the key results: ",
-    "Please note that"); 0 when it opens with what it claims, or says nothing else."""
-    answer = _ANSWER_WORD.match(sentence)
-    lead = answer.end() if answer is not None else 0
+    """Where the sentence's claims start: after a label in bold, the yes or no that answers
+    the user, and the greetings, introducers and lead-ins that open it ("Hello, ", "Here are
+    the key results: ", "Please note that"); 0 when it opens with what it claims, or says
+    nothing else."""
+    lead = _label_length(sentence)
+    answer = _ANSWER_WORD.match(sentence[lead:])
+    lead += answer.end() if answer is not None else 0
     for start, _, meta in _pieces(sentence[lead:]):
         if meta in (_Meta.NONE, _Meta.ASIDE):  # an aside may hold what the claim is about
             return lead + start
     return lead if lead < len(sentence) else 0
+
+
+def _label_length(sentence: str) -> int:
+    """Where a sentence opened by a label in bold goes on (0 without one). The label stays
+    where the words after it open with their verb: it is their subject ("**Metformin:** lowers
+    HbA1c")."""
+    match = _BOLD_LABEL.match(sentence)
+    if match is None or not _is_label(match["label"]):
+        return 0
+    rest = sentence[match.end() :].split(maxsplit=1)
+    if not rest or (rest[0][0].islower() and is_verb(rest[0])):
+        return 0  # "Results show ..." has a subject of its own
+    return match.end()
 
 
 def _is_label(heading: str) -> bool:

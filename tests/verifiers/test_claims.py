@@ -161,6 +161,39 @@ def test_no_as_a_word_of_the_claim_stays_in_it(sentence: str) -> None:
     assert [c.text for c in RuleDecomposer().decompose(sentence)] == [sentence]
 
 
+@pytest.mark.parametrize(
+    ("sentence", "claim"),
+    [
+        ("**Efficacy:** Statins reduced LDL cholesterol by 50%.", "Statins reduced LDL"),
+        ("- **Key finding:** Yes, platelets transport serotonin.", "platelets transport"),
+        ("**Key finding:** Results suggest that ADHD raises the risk.", "Results suggest"),
+        ("__Safety__: No serious adverse events occurred with apixaban.", "No serious adverse"),
+    ],
+)
+def test_a_label_in_bold_is_no_part_of_the_claim_after_it(sentence: str, claim: str) -> None:
+    (first,) = RuleDecomposer().decompose(sentence)
+    assert first.text.startswith(claim)
+    assert sentence[first.start : first.end] == first.text
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "**Metformin:** lowers HbA1c by about 1% in type 2 diabetes.",  # the label is the subject
+        "**Dose 5 mg:** Apixaban reduced strokes in atrial fibrillation.",  # a number says much
+        "**Statins** reduce LDL cholesterol in most patients.",  # bold words, not a label
+    ],
+)
+def test_a_bold_label_that_says_something_stays_in_the_claim(sentence: str) -> None:
+    assert [c.text for c in RuleDecomposer().decompose(sentence)] == [sentence]
+
+
+def test_a_bold_label_over_a_bare_answer_word_is_not_checkworthy() -> None:
+    assert not is_checkworthy("**Key finding:** Yes.")
+    assert not is_checkworthy("**More research** is needed into the effects of unemployment.")
+    assert is_checkworthy("**Key finding:** Yes, platelets transport serotonin.")
+
+
 def test_unknown_decomposer_is_rejected() -> None:
     with pytest.raises(ValueError, match="unknown decomposer"):
         create_decomposer("nope")
