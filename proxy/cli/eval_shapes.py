@@ -1,6 +1,6 @@
-"""``veriproxy eval shapes``: the held-out answers written as LLMs write them (bullets, a
-heading, citations after the full stop, lead-ins), each verified once per shape; the measuring
-is ``verifiers.eval.shapes``."""
+"""``veriproxy eval shapes``: the held-out answers written as LLMs write them (bullets, bold,
+a heading, citations after the full stop, lead-ins), each verified once per shape; the
+measuring is ``verifiers.eval.shapes``."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from proxy.cli._parser import add_data_dir
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "shapes",
-        help="the same answers as bullets, under a heading, cited after the full stop, ...",
+        help="the same answers as bullets, in bold, under a heading, cited after the full stop...",
     )
     add_data_dir(parser)
     parser.add_argument("--limit", type=int, default=None, help="first N items of each source")

@@ -1,7 +1,8 @@
 """The same correct answers written the ways LLMs write them (``veriproxy eval shapes``).
 
 ``veriproxy eval answers`` writes every cited sentence one way: ``text [PMID:123].``. Answers
-users meet come as bullet lists, under markdown headings, with the citation after the full stop
+users meet come as bullet lists (with or without full stops, opened by a label in bold), with
+words in bold, under markdown headings, with the citation after the full stop
 (``text. [PMID:123]``, ``text.[1]``), opened by an introducer ("Here is what the evidence
 shows: ...") or a lead-in ("Please note that ..."). The words a reader checks are the same, so
 their verdicts should be too. Each held-out answer is verified once per shape; per shape the
@@ -95,6 +96,41 @@ def bullets(item: AnswerItem) -> Rendering:
     return intro + text, shifted, [(0, len(intro) - 1)]
 
 
+def bullets_without_full_stop(item: AnswerItem) -> Rendering:
+    """``- text [PMID:123]`` one per line, no full stop anywhere (how list items are often
+    written)."""
+    return _render(
+        [_Line("- ", _body(s), f" {_cited(item, i)}") for i, s in enumerate(item.sentences)],
+        joiner="\n",
+    )
+
+
+def bold_labels(item: AnswerItem) -> Rendering:
+    """``- **Key finding:** text [PMID:123].``: each item opened by a label in bold."""
+    return _render(
+        [
+            _Line("- **Key finding:** ", _body(s), f" {_cited(item, i)}.")
+            for i, s in enumerate(item.sentences)
+        ],
+        joiner="\n",
+    )
+
+
+def bold_words(item: AnswerItem) -> Rendering:
+    """``**First two** words of each sentence in bold, the rest plain [PMID:123].``"""
+    return _render(
+        [
+            _Line("", _emphasised(_body(s)), f" {_cited(item, i)}.")
+            for i, s in enumerate(item.sentences)
+        ]
+    )
+
+
+def _emphasised(body: str) -> str:
+    words = body.split(" ")
+    return " ".join([f"**{' '.join(words[:2])}**", *words[2:]]) if len(words) > 3 else body
+
+
 def under_heading(item: AnswerItem) -> Rendering:
     """``## Key findings`` and a blank line before the plain answer."""
     return _render(
@@ -117,6 +153,9 @@ SHAPES: dict[str, Callable[[AnswerItem], Rendering]] = {
     "after_full_stop": after_full_stop,
     "numbered_after_full_stop": numbered_after_full_stop,
     "bullets": bullets,
+    "bullets_without_full_stop": bullets_without_full_stop,
+    "bold_labels": bold_labels,
+    "bold_words": bold_words,
     "under_heading": under_heading,
     "lead_ins": lead_ins,
 }
