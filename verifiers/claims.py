@@ -126,8 +126,10 @@ def is_checkworthy(sentence: str, heading: bool = False) -> bool:
     once those are set aside. ``heading``: the sentence is a markdown heading, which is a label
     unless it states a finding (``_is_label``); so is a line in bold on its own."""
     stripped = sentence.strip()
-    if (heading or _BOLD_LINE.fullmatch(stripped)) and _is_label(stripped.strip("*_#: ")):
-        return False
+    if (heading or _BOLD_LINE.fullmatch(stripped)) and all(
+        _is_label(cell.strip("*_#: ")) for cell in stripped.split("|") if cell.strip()
+    ):
+        return False  # a table's header row is a label cell by cell
     stripped = without_emphasis(stripped[_label_length(stripped) :])
     stripped = _ANSWER_WORD.sub("", stripped.strip("#> "), count=1)
     stripped = _OPENER.sub("", stripped, count=1)

@@ -51,7 +51,7 @@ from verifiers.claims import ClaimSpan, Decomposer, create_decomposer, is_checkw
 from verifiers.confidence import ClaimSignals, ConfidenceModel, load_confidence
 from verifiers.embed import LazyEncoder, shared_encoder
 from verifiers.harm import HarmScorer, get_harm_scorer
-from verifiers.markup import without_emphasis
+from verifiers.markup import as_prose
 from verifiers.nli._base import NLIBackend, NLIError, NLIPair, NLIScores
 from verifiers.nli.batching import batched
 from verifiers.nli.decide import Decision, Thresholds, decide
@@ -813,7 +813,7 @@ def _claim_text(item: _Pending, claim: ClaimSpan) -> str:
     for citation in item.citations:
         if claim.start <= citation.start and citation.end <= claim.end:
             text = text.replace(item.masked[citation.start : citation.end], " ")
-    text = without_emphasis(text)
+    text = as_prose(text)
     return _as_sentence(_SPACE_BEFORE_PUNCT.sub(r"\1", " ".join(text.split())).strip())
 
 

@@ -22,6 +22,13 @@ import pysbd
 # A markdown block starts at a blank line or at a line that opens a heading, list item,
 # block quote, table row or code fence; the marker itself is not part of the sentence.
 _BLOCK_MARKER = re.compile(r"[ \t]*(?:#{1,6}[ \t]+|[-*+•][ \t]+|\d{1,3}[.)][ \t]+|>[ \t]*|\|)")
+# A table's delimiter row ("|---|:--:|"): the row above it is the table's header.
+_TABLE_DELIMITER = re.compile(
+    r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)+\|?[ \t]*$", re.M
+)
+# Streaming: a row followed by what may still become a delimiter row is not known yet to be a
+# header.
+_OPEN_DELIMITER = re.compile(r"[^\n]*\n[ \t]*\|[ \t|:-]*\Z")
 _TERMINAL = frozenset(".!?…:;\"')]*\u201d\u2019")
 _ABBREV_END = re.compile(r"(?:^|[\s(])[A-Za-z][A-Za-z.]{0,3}\.$")
 # A segment starting like this continues the previous sentence.
@@ -55,10 +62,13 @@ _OPEN_QUOTED_CITATION = re.compile(
 # this one's evidence and left this one uncited. A bracket opening with a number or PMID, or a
 # parenthesis naming a PMID ("(1)" opens an enumeration).
 _CITATION_BRACKET = r"\[\s*(?:PMIDs?\s*:?\s*)?\d[^\[\]\n]*\]|\(\s*PMIDs?\s*:?\s*\d[^()\n]*\)"
-_LEADING_CITATIONS = re.compile(rf"(?:[ \t]*[,;]?[ \t]*(?:{_CITATION_BRACKET}))+", re.IGNORECASE)
+_LEADING_CITATIONS = re.compile(
+    rf"(?:[ \t]*[,;|]?[ \t]*(?:{_CITATION_BRACKET}))+(?:[ \t]*\|(?=[ \t]*$))?", re.IGNORECASE | re.M
+)  # a table's cell rule may stand before a citation, and close its row
+_ROW_END = re.compile(r"\|[ \t|]*(?:\r?\n|\Z)")
 # Streaming: a bracket opened right after a sentence and not yet closed may be that sentence's
 # citation ("... LDL. [PMID: 12", "... LDL. (PM").
-_OPEN_CITATION_AFTER = re.compile(r"\s*[,;]?\s*[\[(][^\[\]()\n]*$")
+_OPEN_CITATION_AFTER = re.compile(r"\s*[,;|]?\s*[\[(][^\[\]()\n]*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +140,10 @@ def _blocks(text: str) -> list[tuple[int, int, bool]]:
     blocks: list[tuple[int, int, bool]] = []
     for start, end in itertools.pairwise(cuts):
         marker = _BLOCK_MARKER.match(text, start, end)
-        heading = marker is not None and marker.group().lstrip().startswith("#")
+        opener = marker.group().strip() if marker is not None else ""
+        heading = opener.startswith("#") or (
+            opener == "|" and _TABLE_DELIMITER.match(text, end) is not None
+        )
         if marker:
             start = marker.end()
         if text[start:end].strip():
@@ -185,6 +198,8 @@ def _continues(text: str, previous: tuple[int, int], next_start: int) -> bool:
     prev_text = text[previous[0] : previous[1]]
     if "\n" in text[previous[1] : next_start]:
         return False
+    if _ROW_END.match(text, next_start):
+        return True  # "| It bled less. |": the rule that closes a table's row
     if _OPEN_QUOTED_CITATION.search(prev_text):
         return True  # the quote of [PMID:123 "…"] holds a sentence end: the bracket is one unit
     if prev_text[-1] not in _TERMINAL:
@@ -228,7 +243,11 @@ class StreamSegmenter:
             return []
         ready = spans[:-1]
         tail = ready[-1].end
-        if not _LOOKAHEAD.search(self._text, tail) or _OPEN_CITATION_AFTER.match(self._text, tail):
+        if (
+            not _LOOKAHEAD.search(self._text, tail)
+            or _OPEN_CITATION_AFTER.match(self._text, tail)
+            or _OPEN_DELIMITER.match(self._text, tail)
+        ):
             ready = ready[:-1]
         if ready:
             self._done = ready[-1].end

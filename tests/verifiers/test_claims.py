@@ -188,6 +188,11 @@ def test_a_bold_label_that_says_something_stays_in_the_claim(sentence: str) -> N
     assert [c.text for c in RuleDecomposer().decompose(sentence)] == [sentence]
 
 
+def test_a_tables_header_row_is_a_label_unless_a_cell_states_a_finding() -> None:
+    assert not is_checkworthy("Drug | Finding | Source | Year |", heading=True)
+    assert is_checkworthy("Drug | Aspirin reduces stroke risk |", heading=True)
+
+
 def test_a_bold_label_over_a_bare_answer_word_is_not_checkworthy() -> None:
     assert not is_checkworthy("**Key finding:** Yes.")
     assert not is_checkworthy("**More research** is needed into the effects of unemployment.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from verifiers.markup import without_emphasis
+from verifiers.markup import as_prose, without_emphasis
 
 
 @pytest.mark.parametrize(
@@ -35,3 +35,16 @@ def test_markers_leave_and_words_stay(written: str, read: str) -> None:
 )
 def test_asterisks_and_underscores_that_mark_nothing_stay(text: str) -> None:
     assert without_emphasis(text) == text
+
+
+@pytest.mark.parametrize(
+    ("row", "read"),
+    [
+        ("Metformin | lowers HbA1c by 1% | |", "Metformin: lowers HbA1c by 1%"),
+        ("**Aspirin** | 75 mg | cut strokes by 20% |", "Aspirin: 75 mg, cut strokes by 20%"),
+        ("Apixaban cut strokes. | . |", "Apixaban cut strokes."),
+        ("No table here, just prose.", "No table here, just prose."),
+    ],
+)
+def test_a_table_row_is_read_as_prose(row: str, read: str) -> None:
+    assert as_prose(row) == read

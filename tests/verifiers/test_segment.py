@@ -116,6 +116,22 @@ def test_citations_after_the_full_stop_stay_with_their_sentence() -> None:
     assert texts("It works. [Note: in mice.] Next.")[0] == "It works."
 
 
+def test_a_tables_header_row_is_a_heading_and_a_row_keeps_its_citation_cell() -> None:
+    text = (
+        "| Drug | Finding | Source |\n| --- | :-: | --- |\n"
+        "| Aspirin | Aspirin cut strokes by 20%. | [PMID:123] |\n| Apixaban | It bled less. |"
+    )
+    spans = segment(text)
+    assert [(s.text, s.heading) for s in spans] == [
+        ("Drug | Finding | Source |", True),
+        ("--- | :-: | --- |", False),
+        ("Aspirin | Aspirin cut strokes by 20%. | [PMID:123] |", False),
+        ("Apixaban | It bled less. |", False),
+    ]
+    # Without a delimiter row below it, a row is no header.
+    assert not segment("| Drug | Finding |\n| Aspirin | cut strokes |")[0].heading
+
+
 def test_stream_waits_for_a_citation_opened_after_the_full_stop() -> None:
     stream = StreamSegmenter()
     assert stream.feed("Statins lower LDL. [PMID: 12") == []  # the bracket may be this one's
@@ -129,7 +145,8 @@ def test_stream_waits_for_a_citation_opened_after_the_full_stop() -> None:
 STREAM_TEXT = (
     "Aspirin 2.5 mg/kg i.v. reduced mortality vs. placebo (p < 0.05) [PMID:123].RESULTS: It did. "
     "Smith et al. saw it in Fig. 2. [PMID: 456, 789] Here is a list:\n\n1. First item.[1], [2]\n"
-    "2. Second item e.g. this.\n## Key findings\nThe end. (PMID: 9)"
+    "2. Second item e.g. this.\n## Key findings\nThe end. (PMID: 9)\n\n"
+    "| Drug | Finding |\n|:---|---:|\n| Aspirin | It cut strokes. | [PMID:1] |\n| B | C. |\nDone."
 )
 
 
