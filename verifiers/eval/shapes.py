@@ -2,7 +2,7 @@
 
 ``veriproxy eval answers`` writes every cited sentence one way: ``text [PMID:123].``. Answers
 users meet come as bullet lists (with or without full stops, opened by a label in bold), with
-words in bold, under markdown headings, with the citation after the full stop
+words in bold, as a table's rows, under markdown headings, with the citation after the full stop
 (``text. [PMID:123]``, ``text.[1]``), opened by an introducer ("Here is what the evidence
 shows: ...") or a lead-in ("Please note that ..."). The words a reader checks are the same, so
 their verdicts should be too. Each held-out answer is verified once per shape; per shape the
@@ -131,6 +131,18 @@ def _emphasised(body: str) -> str:
     return " ".join([f"**{' '.join(words[:2])}**", *words[2:]]) if len(words) > 3 else body
 
 
+def table(item: AnswerItem) -> Rendering:
+    """A markdown table, one row per sentence: ``| text | [PMID:123] |`` under the header
+    ``| Finding | Source |``."""
+    header = "| Finding | Source |\n|---|---|\n"
+    text, spans, _ = _render(
+        [_Line("| ", _body(s), f". | {_cited(item, i)} |") for i, s in enumerate(item.sentences)],
+        joiner="\n",
+    )
+    shifted = [(a + len(header), b + len(header)) for a, b in spans]
+    return header + text, shifted, [(2, header.index("\n"))]
+
+
 def under_heading(item: AnswerItem) -> Rendering:
     """``## Key findings`` and a blank line before the plain answer."""
     return _render(
@@ -156,6 +168,7 @@ SHAPES: dict[str, Callable[[AnswerItem], Rendering]] = {
     "bullets_without_full_stop": bullets_without_full_stop,
     "bold_labels": bold_labels,
     "bold_words": bold_words,
+    "table": table,
     "under_heading": under_heading,
     "lead_ins": lead_ins,
 }
