@@ -222,9 +222,9 @@ def test_the_model_reads_a_claim_the_same_however_it_is_marked_up(
     forms = [
         f"{words} [PMID:45638119].",
         f"- {words} [PMID:45638119]",
-        f"**ALDH1 expression** is associated with *poorer prognosis* in breast cancer "
+        "**ALDH1 expression** is associated with *poorer prognosis* in breast cancer "
         "[PMID:45638119].",
-        f"`ALDH1` expression is associated with __poorer prognosis__ in breast cancer "
+        "`ALDH1` expression is associated with __poorer prognosis__ in breast cancer "
         "[PMID:45638119]",
     ]
     judged = []
