@@ -51,6 +51,11 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 # abstracts of `eval answers`). pysbd sees no boundary there, so the end of one section and the
 # start of the next were read as one sentence: a methods sentence joined to a finding.
 _JOINED_HEADING = re.compile(r"(?<=[a-z0-9)\]%]\.)(?=[A-Z][A-Z ]{1,}[A-Z]:)")
+# A citation right after a full stop and a capital after it: pysbd often sees no boundary in
+# "... by day 3.[1] This may ..." (the next sentence starts after the space).
+_CITED_RUN_ON = re.compile(
+    r"(?<=[a-z0-9)%]\.)(?:\[\s*(?:PMIDs?\s*:?\s*)?\d[^\[\]\n]*\])+\s+(?=[A-Z])"
+)
 # A quoted citation still open where pysbd split (verifiers.quoting.syntax reads the whole).
 _OPEN_QUOTED_CITATION = re.compile(
     r"\[\s*(?:PMIDs?\s*:?\s*[\w.-]*\w|\d+)[^\[\]\n]*[\"\u201c\u201e\u00ab][^\]\n]*$",
@@ -168,12 +173,19 @@ def _segment_block(text: str, start: int, end: int) -> list[SentenceSpan]:
             pieces.append((found, piece_end))
         cursor = piece_end
     return [
-        SentenceSpan(text[a:b], a, b)
+        SentenceSpan(text[a:b].rstrip(), a, a + len(text[a:b].rstrip()))
         for s, e in _with_trailing_citations(text, pieces)
-        for a, b in itertools.pairwise(
-            [s, *(m.start() for m in _JOINED_HEADING.finditer(text, s + 1, e)), e]
-        )
+        for a, b in itertools.pairwise([s, *_inner_starts(text, s, e), e])
     ]
+
+
+def _inner_starts(text: str, start: int, end: int) -> list[int]:
+    """Where sentences pysbd did not cut start inside ``text[start:end]``: after a section
+    heading run in without a space, and after a citation written right after a full stop
+    ("... by day 3.[1] This may ...")."""
+    starts = {m.start() for m in _JOINED_HEADING.finditer(text, start + 1, end)}
+    starts |= {m.end() for m in _CITED_RUN_ON.finditer(text, start + 1, end) if m.end() < end}
+    return sorted(starts)
 
 
 def _with_trailing_citations(text: str, pieces: list[tuple[int, int]]) -> list[tuple[int, int]]:

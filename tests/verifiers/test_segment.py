@@ -104,6 +104,16 @@ def test_citations_after_the_full_stop_stay_with_their_sentence() -> None:
         "Statins lower LDL.[1], [2]",
         "They cut strokes.[3][4]",
     ]
+    # pysbd sees no boundary after "3.[1]": the citation ends the sentence when a capital
+    # follows.
+    assert texts(
+        "It fell by day 3.[1] This may help.[2] HP1 binds lysine 4.[PMID:9] Methylation."
+    ) == [
+        "It fell by day 3.[1]",
+        "This may help.[2]",
+        "HP1 binds lysine 4.[PMID:9]",
+        "Methylation.",
+    ]
     assert texts('It works. (PMID: 123) A quote. [PMID:1 "X. Y"] Next one.') == [
         "It works. (PMID: 123)",
         'A quote. [PMID:1 "X. Y"]',
@@ -146,7 +156,8 @@ STREAM_TEXT = (
     "Aspirin 2.5 mg/kg i.v. reduced mortality vs. placebo (p < 0.05) [PMID:123].RESULTS: It did. "
     "Smith et al. saw it in Fig. 2. [PMID: 456, 789] Here is a list:\n\n1. First item.[1], [2]\n"
     "2. Second item e.g. this.\n## Key findings\nThe end. (PMID: 9)\n\n"
-    "| Drug | Finding |\n|:---|---:|\n| Aspirin | It cut strokes. | [PMID:1] |\n| B | C. |\nDone."
+    "| Drug | Finding |\n|:---|---:|\n| Aspirin | It cut strokes. | [PMID:1] |\n| B | C. |\nDone.\n"
+    "It fell by day 3.[1] This may help.[2] Bye."
 )
 
 
