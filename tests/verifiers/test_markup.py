@@ -29,7 +29,7 @@ def test_markers_leave_and_words_stay(written: str, read: str) -> None:
         "p < 0.05* versus placebo",  # a footnote or significance mark
         "a 2*3 factorial design",
         "the gene_id and IL_6 columns",
-        "TNF-α * IL-6 interaction",
+        "TNF-α * IL-6 interaction",  # noqa: RUF001 (the Greek letter, as abstracts write it)
         "(*) marks a significant difference",
     ],
 )
