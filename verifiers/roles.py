@@ -60,6 +60,22 @@ _IMPERATIVE_AIM = re.compile(
     r"|Identify|Examine|Explore|Establish|Characteri[sz]e)\s+(?:that|whether|if|how|the|a|an)\b"
 )
 
+# An outcome the study set out to measure, defined rather than reported: "Short-term mortality
+# (i.e. death within 7 and 21 days) was the primary outcome.", "Main outcome measures were
+# ...". The fit scores some of these below its threshold (0.45 for the first); "Secondary
+# outcomes were not different between groups" reports a finding. In PubMedQA and the MEDLINE
+# sample this adds 8 design calls, every one under an OBJECTIVE or METHODS label.
+_OUTCOME_DEFINED = re.compile(
+    r"\b(?:main|primary|secondary|principal)\s+(?:outcomes?|end[- ]?points?)(?:\s+measures?)?"
+    r"\s+(?:was|were|included|includes)\b(?!\s+(?:not|no|significantly|similar|comparable"
+    r"|different|higher|lower|better|worse|improved|reduced|increased|decreased|achieved|met"
+    r"|observed|found|seen)\b)"
+    r"|\b(?:was|were)\s+(?:the|our)\s+(?:(?:main|primary|secondary|principal)\s+)?"
+    r"(?:outcomes?|end[- ]?points?)(?:\s+measures?)?\s*(?:[.;,(]|$)"
+    r"|^outcome measures?\b",
+    re.IGNORECASE,
+)
+
 # An aim said as a purpose: "To point out the value of X." or "To understand X, we planned
 # ...", whatever its verb. A purpose clause before a main clause of its own ("To achieve
 # ambulation, a normal score showed the best PPV") introduces a finding, and is not one of
@@ -122,10 +138,12 @@ class RoleModel:
 
     def is_design(self, text: str) -> bool:
         """The sentence states the study's aim or methods: the fit calls it design, or it says
-        outright what the study set out to do ("To determine whether ...")."""
+        outright what the study set out to do ("To determine whether ...") or measure ("X was
+        the primary outcome")."""
         return (
             any(
-                rule.search(text) for rule in (AIM, _AIM_OPENING, _PURPOSE_OPENING, _IMPERATIVE_AIM)
+                rule.search(text)
+                for rule in (AIM, _AIM_OPENING, _PURPOSE_OPENING, _IMPERATIVE_AIM, _OUTCOME_DEFINED)
             )
             or self.design_probability(text) >= self.threshold
         )
