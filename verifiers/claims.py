@@ -192,12 +192,20 @@ def _lead_length(sentence: str) -> int:
     the key results: ", "Please note that"); 0 when it opens with what it claims, or says
     nothing else."""
     lead = _label_length(sentence)
-    answer = _ANSWER_WORD.match(sentence[lead:])
-    lead += answer.end() if answer is not None else 0
+    lead += _answer_length(sentence[lead:])
     for start, _, meta in _pieces(sentence[lead:]):
         if meta in (_Meta.NONE, _Meta.ASIDE):  # an aside may hold what the claim is about
-            return lead + start
+            # The answer may follow a lead-in: "Based on the provided abstracts, yes, ...".
+            claim = lead + start
+            after = claim + (_answer_length(sentence[claim:]) if start else 0)
+            return after if sentence[after:].strip() else claim
     return lead if lead < len(sentence) else 0
+
+
+def _answer_length(text: str) -> int:
+    """The length of the yes or no (and its punctuation) that opens ``text``, or 0."""
+    answer = _ANSWER_WORD.match(text)
+    return answer.end() if answer is not None else 0
 
 
 def _label_length(sentence: str) -> int:

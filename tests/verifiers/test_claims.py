@@ -138,6 +138,12 @@ def test_rule_split_does_not_cut_lists_or_short_fragments() -> None:
         ("No, Pim-1 is a kinase and not a phosphatase.", "Pim-1 is a kinase"),
         ("yes,\nplatelets transport serotonin.", "platelets transport"),
         ("No. Indinavir is not effective in ALS.", "Indinavir is not"),
+        # After a lead-in, as `eval shapes` writes the first sentence of its `lead_ins` shape.
+        (
+            "Based on the provided abstracts, yes, simvastatin decreases depressive symptoms.",
+            "simvastatin decreases",
+        ),
+        ("Yes, based on the abstracts, simvastatin decreases symptoms.", "simvastatin decreases"),
     ],
 )
 def test_a_yes_or_no_that_answers_the_question_is_no_part_of_the_claim(
