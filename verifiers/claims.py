@@ -32,12 +32,20 @@ _GREETING = re.compile(
     r"^\W*(?:hi|hello|hey|thanks?(?!\s+to\b)|thank you|great question|good question)(?![\w-])",
     re.IGNORECASE,  # whole words: "hi" is not "High", "HIV" or "Hi-C"
 )
+# What an answer rests on, named to introduce it ("Based on the provided abstracts", "According
+# to the studies reviewed here"; possessive, so that no lead-in gives back its "provided").
+_SOURCES = (
+    r"(?:based on|according to) the (?:provided |given )?(?:evidence|abstracts|studies|sources)"
+    r"(?:\s+(?:provided|given|above|cited|reviewed|retrieved|available|here))*+"
+)
 _INTRODUCER = re.compile(
-    r"^\W*(?:here (?:is|are)|below (?:is|are)|(?P<following>the following)"
-    r"|(?:based on|according to) the (?:provided |given )?(?:evidence|abstracts|studies|sources))"
-    r"(?!\w)",
+    rf"^\W*(?:here (?:is|are)|below (?:is|are)|(?P<following>the following)|{_SOURCES})(?!\w)",
     re.IGNORECASE,
 )
+# The same sources pointing at a clause in their own piece, no comma between ("Based on the
+# studies statins reduce LDL"): the clause decides, as after a lead-in. Read as an introducer,
+# the whole sentence was meta talk and went out unverified.
+_SOURCES_LEAD_IN = re.compile(rf"\W*{_SOURCES}\s+(?=\w)", re.IGNORECASE)
 # Asides: disclaimers, sign-offs and hedges.
 _ASIDE = re.compile(
     r"^\W*(?:i hope this helps|hope this helps|let me know|feel free|please (?:consult|see|ask)"
@@ -165,6 +173,9 @@ def _pieces(sentence: str) -> list[tuple[int, int, _Meta]]:
     for start, end in zip(bounds[::2], bounds[1::2], strict=True):
         lead = _LEAD_IN.match(sentence, start, end)
         start = lead.end() if lead is not None else start
+        sources = _SOURCES_LEAD_IN.match(sentence, start, end)
+        if sources is not None and _has_verb(sentence[sources.end() : end]):
+            start = sources.end()
         if start >= end:
             continue
         meta = _meta(sentence[start:end])

@@ -29,6 +29,7 @@ from verifiers.claims import LLMDecomposer, RuleDecomposer, create_decomposer, i
         "Thank you for your question.",
         "I hope this helps, and let me know if you have questions.",
         "Here are the key results:",
+        "According to the studies reviewed here, no.",
         "The evidence is mixed.",
         # PubMedQA 14518645's and 24785562's conclusions (MIT): the second piece goes on with
         # the first; an adverb is no assertion.
@@ -51,6 +52,10 @@ def test_not_checkworthy(sentence: str) -> None:
         ("Please note that metformin is contraindicated in renal failure.", "metformin is"),
         ("Here are the key results: statins cut mortality by 30%.", "statins cut mortality"),
         ("Based on the provided evidence, metformin lowers HbA1c.", "metformin lowers HbA1c."),
+        # Without a comma the source named once made the whole sentence meta talk.
+        ("Based on the studies statins reduce LDL by 30%.", "statins reduce LDL by 30%."),
+        ("According to the evidence provided metformin lowers HbA1c.", "metformin lowers HbA1c."),
+        ("Based on the evidence provided, statins reduce LDL.", "statins reduce LDL."),
         ("The following drugs reduce mortality: beta-blockers and ACE inhibitors.", "The follow"),
         ("The evidence is mixed, but most trials found no benefit of vitamin D.", "most trials"),
         ("I cannot give medical advice, but ibuprofen raises bleeding risk.", "ibuprofen raises"),
