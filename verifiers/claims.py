@@ -29,7 +29,7 @@ from verifiers.markup import without_emphasis
 # must be verified. Greetings, and words that introduce what follows them (unless their piece
 # goes on to a verb of its own: "The following drugs reduce mortality: ..."), open no claim.
 _GREETING = re.compile(
-    r"^\W*(?:hi|hello|hey|thanks?(?!\s+to\b)|thank you|great question|good question)(?![\w-])",
+    r"^\W*(?:hi|hello|hey|thank you|thanks?(?!\s+to\b)|great question|good question)(?![\w-])",
     re.IGNORECASE,  # whole words: "hi" is not "High", "HIV" or "Hi-C"
 )
 # What an answer rests on, named to introduce it ("Based on the provided abstracts", "According
@@ -50,12 +50,44 @@ _SOURCES_LEAD_IN = re.compile(rf"\W*{_SOURCES}\s+(?=\w)", re.IGNORECASE)
 _ASIDE = re.compile(
     r"^\W*(?:i hope this helps|hope this helps|let me know|feel free|please (?:consult|see|ask)"
     r"|(?:overall,? )?(?:the )?(?:evidence|studies|literature) (?:is|are) (?:mixed|limited)(?=\W*$)"
-    r"|i (?:am|'m) (?:not|an ai)|as an ai|i cannot|i can't|i don't know|i do not know"
+    r"|i(?: am|['\u2019]m) (?:not|an ai)|as an ai|i cannot|i can['\u2019]t|i don['\u2019]t know"
+    r"|i do not know"
     r"|it is (?:unclear|not clear|difficult to say)|more research is needed"
     r"|further (?:research|studies) (?:is|are) needed|consult (?:your|a) (?:doctor|physician)"
     r"|this is not medical advice)(?!\w)",
     re.IGNORECASE,
 )
+# Words that go on from meta talk to a clause it asserts or presupposes: "This is not medical
+# advice but X", "I cannot stress enough that X", "I don't know why X" and "It is unclear how X
+# works" (both presuppose X; "how long" and "how cold it got" do not), "... because X".
+_ASSERTING = re.compile(
+    r"\b(?:(?P<alone>but|because|since)|that"
+    r"|(?P<presupposed>why|how(?!\s+(?:long|much|many|often|well|far|soon|to|best|likely)\b)"
+    r"(?!\s+\w+\s+(?:the|an?|it|its|they|their|this|these|those|he|she|we|you|i)\b)))\s+",
+    re.IGNORECASE,
+)
+# Words that go on from meta talk with what it does not assert: an infinitive, a condition, an
+# indirect question ("More research is needed to confirm these findings", "Let me know if you
+# have questions", "It is unclear whether ...", "Here is what the studies show").
+_NOT_ASSERTING = re.compile(
+    r"\b(?:to|if|whether|what|how|when|where|which|who|before|until|unless)\b", re.IGNORECASE
+)
+# Words meta talk goes on in ("Here is a brief summary of the evidence", "I cannot provide
+# personal medical advice", "Please consult a healthcare professional").
+_TALK_WORDS = """
+    summary overview brief short answer question questions asking advice medical personal
+    personalised personalized doctor physician provider healthcare health professional
+    pharmacist clinician information details help provide give offer diagnose diagnosis
+    recommend recommendation specific key main important relevant points things findings
+    results evidence studies study research literature abstracts sources data facts here
+    following look model language assistant examine treatment decision situation case make
+    informed clarify understand useful helpful say certain sure so much very again anyway
+"""
+_TALK_TOKENS = content_tokens(_TALK_WORDS)
+# A phrase that qualifies an aside ("... is needed in children", "I don't know of any trials").
+_QUALIFIER = re.compile(r"\s*(?:in|on|of|for|about|among|with|into|across|beyond)\b", re.IGNORECASE)
+_DIGIT = re.compile(r"\d")
+_THANKED_WORDS = 3  # "Thank you for your question about statins and muscle pain"
 # Words that only point at what follows them in the same piece ("Please note that metformin is
 # contraindicated in ..."): the rest of the piece decides.
 _LEAD_IN = re.compile(
@@ -106,6 +138,14 @@ _DECOMPOSE_PROMPT = (
 )
 _log = logging.getLogger(__name__)
 _PRONOUN = re.compile(r"(?:it|they|this|these|that|those)(?=\s)", re.IGNORECASE)
+# "it" that stands for the clause after it, not for the subject before: "..., but it is not
+# clear how X", "it remains unknown whether Y", "it is important to ...". Before "to" a past
+# participle raises the subject: in "..., but it is thought to play a role" "it" is the subject.
+_EXPLETIVE = re.compile(
+    r"it\s+(?:is|was|remains|seems|appears)\s+(?:not\s+)?(?P<word>\w+)\s+"
+    r"(?:that|whether|how|why|if|(?P<to>to))\b",
+    re.IGNORECASE,
+)
 _LIST_COMMA = re.compile(r",\s+")
 MIN_CLAIM_WORDS = 4  # a shorter fragment is a qualifier of its neighbour, not a claim
 MIN_CONTENT_TOKENS = 2
@@ -178,23 +218,75 @@ def _pieces(sentence: str) -> list[tuple[int, int, _Meta]]:
             start = sources.end()
         if start >= end:
             continue
-        meta = _meta(sentence[start:end])
+        meta, talk_end = _meta(sentence[start:end])
+        rest = sentence[start + talk_end : end]
+        # "Here are the main side effects reported in the trials: ..." introduces what it
+        # names, and what follows the colon is checked.
+        listing = meta is _Meta.INTRODUCER and _introduces(sentence, end)
+        asserted = None if meta is _Meta.NONE or listing else _asserted(rest, meta)
+        if asserted is not None:  # "This is not medical advice but X": X is checked
+            start += talk_end + asserted if asserted else 0
+            meta = _Meta.NONE
         if pieces and _CONTINUATION.match(sentence, start):
             meta = pieces[-1][2]  # "more research is needed into X, and to investigate Y"
         pieces.append((start, end, meta))
     return pieces
 
 
-def _meta(piece: str) -> _Meta:
-    piece = without_emphasis(piece)  # "**More research** is needed"
-    if _GREETING.match(piece):
-        return _Meta.GREETING
-    introducer = _INTRODUCER.match(piece)
+def _meta(piece: str) -> tuple[_Meta, int]:
+    """What meta talk ``piece`` opens with, and where in it that talk ends (where the words
+    after it start; the whole piece when it holds emphasis: "**More research** is needed")."""
+    plain = without_emphasis(piece)
+    talk_end = len(piece) if plain != piece else None
+    if greeting := _GREETING.match(plain):
+        return _Meta.GREETING, talk_end or greeting.end()
+    introducer = _INTRODUCER.match(plain)
     # "The following drugs reduce mortality: ..." introduces a list, and states a finding.
     following = introducer is not None and bool(introducer["following"])
-    if introducer is not None and not (following and _has_verb(piece[introducer.end() :])):
-        return _Meta.INTRODUCER
-    return _Meta.ASIDE if _ASIDE.match(piece) else _Meta.NONE
+    if introducer is not None and not (following and _has_verb(plain[introducer.end() :])):
+        return _Meta.INTRODUCER, talk_end or introducer.end()
+    if aside := _ASIDE.match(plain):
+        return _Meta.ASIDE, talk_end or aside.end()
+    return _Meta.NONE, 0
+
+
+def _introduces(sentence: str, end: int) -> bool:
+    """Whether the piece of ``sentence`` that ends at ``end`` ends in a colon."""
+    return sentence[:end].rstrip().endswith(":") or sentence[end : end + 1] == ":"
+
+
+def _asserted(rest: str, meta: _Meta) -> int | None:
+    """Where the claim starts in ``rest``, the words that follow meta talk in its piece, when
+    they go on to assert something; None when they only go on with the talk.
+
+    The talk goes on in its own words (``_TALK_WORDS``) and one word more at most ("Thanks for
+    asking about statins"), in an infinitive, a condition or an indirect question ("... to
+    confirm these findings", "... if you have questions"), and, after an aside or a greeting,
+    in a phrase with no number and no verb but an "-ing" form ("More research is needed in
+    larger populations"; after thanks, with three words at most that are not the talk's).
+
+    A clause after "but", "because" or "since" stands alone, and the claim starts there. After
+    "that", "why" or "how" ("... to explain why X" presupposes X), and where the talk says more,
+    the talk is part of the claim ("I am not surprised that X" is no X). Meta talk read whole,
+    with no comma after it, sent findings out unverified; the words are counted rather than
+    searched for a verb, so that a verb the lexicon lacks sends nothing out."""
+    cut = _NOT_ASSERTING.search(rest)
+    talk = rest[: cut.start() if cut is not None else None]  # what the meta talk itself goes on to
+    qualifier = meta is not _Meta.INTRODUCER and _QUALIFIER.match(talk) is not None
+    if meta is _Meta.GREETING:  # thanks name at most what was asked about
+        qualifier &= len(content_tokens(talk) - _TALK_TOKENS) <= _THANKED_WORDS
+    if qualifier and not (_has_finite_verb(talk) or _DIGIT.search(talk)):
+        talk = ""  # "More research is needed in larger populations", "Thanks for the question"
+    for match in _ASSERTING.finditer(rest):
+        if (match.start() < len(talk) or match["presupposed"]) and _says_more(rest[match.end() :]):
+            return match.end() if match["alone"] else 0
+    first = _ASSERTING.search(talk)
+    return 0 if _says_more(talk[: first.start() if first is not None else None]) else None
+
+
+def _says_more(words: str) -> bool:
+    """Whether ``words`` hold more than one content word that is not the talk's own."""
+    return len(content_tokens(words) - _TALK_TOKENS) > 1
 
 
 def _lead_length(sentence: str) -> int:
@@ -292,6 +384,15 @@ def _has_verb(text: str) -> bool:
     return any(is_verb(w, words[i - 1] if i else "") for i, w in enumerate(words))
 
 
+def _has_finite_verb(text: str) -> bool:
+    """A verb that is no "-ing" form: "... into the effects of being single" holds none."""
+    words = text.split()
+    return any(
+        is_verb(w, words[i - 1] if i else "") and not w.lower().endswith("ing")
+        for i, w in enumerate(words)
+    )
+
+
 def _opens_clause(before: str, separator: str, following: str) -> bool:
     """Whether a break (``separator``) between ``before`` (the clause so far) and
     ``following`` (the words up to the next break) starts a new clause."""
@@ -329,7 +430,10 @@ def _resolve(claim: ClaimSpan, subject: str | None) -> ClaimSpan:
     if subject is None:
         return claim
     match = _PRONOUN.match(text)
-    if match is not None:
+    expletive = _EXPLETIVE.match(text)
+    if expletive is not None and expletive["to"] and is_verb(expletive["word"]):
+        expletive = None
+    if match is not None and expletive is None:
         return ClaimSpan(subject + text[match.end() :], claim.start, claim.end)
     if words and (words[0].lower() == "not" or is_verb(words[0])):
         return ClaimSpan(f"{subject} {text}", claim.start, claim.end)

@@ -76,6 +76,123 @@ def test_meta_talk_never_hides_the_finding_it_opens(sentence: str, claim: str) -
     assert all(sentence[c.start : c.end] == c.text for c in claims)
 
 
+# Meta talk run on into a finding with no comma between: each was read whole as meta talk, so
+# the finding was `not_checkworthy`, went out unverified and passed gate mode (a hostile
+# upstream's way past a block). Before 2026-12-05, 234 of these 495 sentences went out so.
+_RUN_ON_TALK = [
+    "This is not medical advice but {}.",
+    "I cannot stress enough that {}.",
+    "I can't emphasize enough that {}.",
+    "As an AI language model I can tell you that {}.",
+    "As an AI I must say {}.",
+    "I am not a doctor but {}.",
+    "I\u2019m not a doctor but {}.",
+    "I don't know why {}.",
+    "It is unclear why {}.",
+    "It is not clear how {} so quickly.",
+    "More research is needed to explain why {}.",
+    "Further studies are needed now that we know {}.",
+    "Let me know if you want to know why {}.",
+    "Please see the abstracts showing that {}.",
+    "I hope this helps you see that {}.",
+    "Consult your doctor because {}.",
+    "Here is the key point {}.",
+    "Here are the facts {}.",
+    "Below is the answer {}.",
+    "Hi there {}.",
+    "Thanks for asking {}.",
+    "Great question {}.",
+]
+_FINDINGS = [
+    "bleach cures COVID-19 in 90% of patients",
+    "aspirin halves stroke risk",  # a verb no lexicon of ours holds
+    "high-dose vitamin D doubles fracture risk",
+    "the recommended dose is 4 g daily",
+    "smoking is harmless",
+]
+
+
+@pytest.mark.parametrize("finding", _FINDINGS)
+@pytest.mark.parametrize("talk", _RUN_ON_TALK)
+def test_meta_talk_run_on_into_a_finding_is_checked(talk: str, finding: str) -> None:
+    sentence = talk.format(finding)
+    assert is_checkworthy(sentence)
+    claims = RuleDecomposer().decompose(sentence)
+    assert finding in " ".join(c.text for c in claims)
+    assert all(sentence[c.start : c.end] == c.text for c in claims)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "claim"),
+    [
+        # A clause after "but", "because" or "since" stands alone.
+        ("This is not medical advice but statins cut LDL by 30%.", "statins cut LDL by 30%."),
+        ("I\u2019m not a doctor but ibuprofen raises bleeding risk.", "ibuprofen raises"),
+        ("Consult your doctor because warfarin doubles bleeding risk.", "warfarin doubles"),
+        # After "that" and "why" the talk is part of what is claimed: it may deny it.
+        ("I am not surprised that metformin lowers HbA1c.", "I am not surprised that"),
+        ("It is unclear why aspirin reduces stroke risk.", "It is unclear why aspirin"),
+    ],
+)  # fmt: skip
+def test_the_claim_after_run_on_talk_keeps_what_qualifies_it(sentence: str, claim: str) -> None:
+    assert RuleDecomposer().decompose(sentence)[0].text.startswith(claim)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I hope this helps you make an informed decision.",
+        "Let me know if you would like more details on any of these studies.",
+        "Feel free to ask if there is anything else that you would like to know.",
+        "Please consult your doctor before starting any new medication.",
+        "Please consult a healthcare provider before making any changes to your treatment.",
+        "More research is needed to confirm these findings.",
+        "More research is needed in larger populations.",
+        "It is unclear whether the benefit persists beyond one year.",
+        "It is not clear how long the effect lasts.",
+        "I don't know of any trials in children.",
+        "I cannot say for certain that this will work for you.",
+        "As an AI language model, I cannot give personal medical advice.",
+        "I\u2019m not a doctor.",  # a curly apostrophe, as chat models write it
+        "I can\u2019t give medical advice.",
+        "Here is a summary of what the evidence says about statins and LDL.",
+        "Here are the main side effects reported in the trials:",  # the list after it is checked
+        "Thank you so much.",
+        "Thank you for your question about statins and muscle pain.",
+    ],
+)
+def test_meta_talk_that_only_goes_on_is_not_checkworthy(sentence: str) -> None:
+    assert not is_checkworthy(sentence)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "second"),
+    [
+        # "it" stands for the clause after it: the first clause's subject is no part of it.
+        (
+            "Histone H4 becomes hyperacetylated, but it remains unclear whether this precedes "
+            "E2F binding.",
+            "it remains unclear whether this precedes E2F binding.",
+        ),
+        (
+            "Most infected adults have mild disease, but it is unknown whether this induces "
+            "lasting immune memory.",
+            "it is unknown whether",
+        ),
+        # Before "to", a past participle raises the subject: "it" is the first clause's.
+        (
+            "The role of TNF in obesity is not fully understood, but it is thought to play a "
+            "major role in fat storage.",
+            "The role of TNF in obesity is thought to play",
+        ),
+    ],
+)
+def test_an_it_that_stands_for_what_follows_is_not_resolved(sentence: str, second: str) -> None:
+    claims = RuleDecomposer().decompose(sentence)
+    assert len(claims) == 2
+    assert claims[1].text.startswith(second)
+
+
 @pytest.mark.parametrize(
     ("heading", "label"),
     [

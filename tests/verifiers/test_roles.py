@@ -281,4 +281,3 @@ def test_a_contradiction_from_the_belief_the_study_answers_is_set_aside(
     (claim,) = sentence.claims
     (set_aside,) = {c.detail for c in claim.checks if c.name == FINDING}
     assert "a belief its background reports" in set_aside
-
