@@ -19,6 +19,7 @@ from typing import Any, Protocol
 from verifiers._llm import DEFAULT_TIMEOUT_S, LLMEndpoint
 from verifiers._registry import Registry
 from verifiers.checks.normalise import content_tokens
+from verifiers.checks.numbers import extract_quantities
 from verifiers.lexicons.verbs import DETERMINERS, is_verb
 from verifiers.markup import without_emphasis
 
@@ -125,11 +126,30 @@ _BOLD_LINE = re.compile(r"(\*\*|__)[^*_\n]+\1:?|(\*\*|__)[^*_\n]+:\2")
 # A label in bold that opens a sentence or list item ("**Efficacy:** Statins reduced ...",
 # "**Key finding:** ..."): a topic for the reader, no part of the claim after it.
 _BOLD_LABEL = re.compile(r"\W*?(\*\*|__)(?P<label>[^*_\n:]+?)(?::\1|\1:)\s+")
+# Last words that leave a line open for the list after its colon ("None of the following:").
+_OPEN_ENDS = frozenset({"except", "following", "including", "below", "follows", "namely"})
 _INTRO_WORDS = 8  # "Key mechanisms include:" introduces a list; a longer one says something
 _LABEL_WORDS = 6  # a longer heading is read as a sentence
+_NEGATION = r"\b(?:no|not|never|none|nor|without|lacks?|cannot)\b"
 # What no label holds: a number, a colon before what it says of its subject ("Aspirin: no
 # stroke benefit"), a negation.
-_NO_LABEL = re.compile(r"[\d:]|\b(?:no|not|never|none|nor|without|lacks?|cannot)\b", re.IGNORECASE)
+_NO_LABEL = re.compile(rf"[\d:]|{_NEGATION}", re.IGNORECASE)
+# A question that asserts: a statement before a tag ("Statins cause diabetes, don't they?",
+# "..., right?"), or a clause it takes as known ("Did you know that X?", "Isn't it true that
+# X?", "Who knew X?"). A question that only asks ("Is it true that X?", "Would you like more
+# details?") asserts nothing.
+_QUESTION_TAG = re.compile(
+    r",\s*(?:(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should)n['\u2019]t"
+    r"(?:\s+\w+){1,2}|right|correct|true|no)\W*\?\W*$",
+    re.IGNORECASE,
+)
+_TAKEN_AS_KNOWN = re.compile(
+    r"(?:^\W*|[,;:!]\s+)(?:(?:did|didn['\u2019]t)\s+you\s+(?:know|hear|realis\w*|realiz\w*)"
+    r"|(?:isn['\u2019]t|wasn['\u2019]t)\s+it\s+(?:true|the\s+case|clear|obvious|known)"
+    r"|is\s+it\s+not\s+(?:true|the\s+case|clear|obvious)|who\s+knew"
+    r"|(?:don['\u2019]t|wouldn['\u2019]t)\s+you\s+(?:think|agree))(?:\s+that)?\s+",
+    re.IGNORECASE,
+)
 _QUESTION_WORDS = frozenset({"what", "how", "why", "when", "who", "which", "where"})
 _DECOMPOSE_PROMPT = (
     "Split the user's sentence into atomic factual claims. Each claim must stand alone (replace "
@@ -181,12 +201,38 @@ def is_checkworthy(sentence: str, heading: bool = False) -> bool:
     stripped = without_emphasis(stripped[_label_length(stripped) :])
     stripped = _ANSWER_WORD.sub("", stripped.strip("#> "), count=1)
     stripped = _OPENER.sub("", stripped, count=1)
-    if not stripped or stripped.endswith("?"):
+    if stripped.endswith("?"):
+        asserted = _question_claim(stripped)
+        stripped = "" if asserted is None else stripped[asserted[0] : asserted[1]]
+    if not stripped:
         return False
-    if stripped.endswith(":") and len(stripped.split()) <= _INTRO_WORDS:
+    introduces = stripped.endswith(":") and len(stripped.split()) <= _INTRO_WORDS
+    if introduces and not _states_a_finding(stripped):  # "Key mechanisms include:"
         return False
     said = " ".join(stripped[start:end] for start, end in _asserting_pieces(stripped))
     return len(content_tokens(said)) >= MIN_CONTENT_TOKENS
+
+
+def _states_a_finding(line: str) -> bool:
+    """Whether a short line that ends in a colon says something of its own: it holds a measured
+    quantity ("Mortality fell by 30%:") or a negation ("Aspirin does not prevent stroke:"), and
+    it is no clause left open for the list to finish ("Patients should not take it if they:",
+    "Women cannot have:")."""
+    words = line.rstrip(":").split()
+    last = words[-1].lower() if words else ""
+    if not last or last in _OPEN_ENDS or is_verb(last) or not content_tokens(last):
+        return False
+    measured = any(any(c.isdigit() for c in q.text) for q in extract_quantities(line))
+    return measured or re.search(_NEGATION, line, re.IGNORECASE) is not None
+
+
+def _question_claim(question: str) -> tuple[int, int] | None:
+    """The (start, end) of the statement ``question`` asserts; None when it only asks."""
+    tag = _QUESTION_TAG.search(question)
+    if tag is not None:
+        return 0, tag.start()
+    known = _TAKEN_AS_KNOWN.search(question)
+    return (known.end(), len(question)) if known is not None else None
 
 
 class _Meta(Enum):
@@ -352,18 +398,23 @@ class RuleDecomposer:
     name = "rules"
 
     def decompose(self, sentence: str) -> list[ClaimSpan]:
-        lead = _lead_length(sentence)
+        lead, end = _lead_length(sentence), len(sentence)
+        question = _question_claim(sentence) if sentence.rstrip().endswith("?") else None
+        if question is not None:  # "Did you know that X?", "X, right?": X is the claim
+            lead, end = max(lead, question[0]), question[1]
         breaks = [
-            m for m in _CLAUSE_BREAK.finditer(sentence, lead) if _depth(sentence, m.start()) == 0
+            m
+            for m in _CLAUSE_BREAK.finditer(sentence, lead, end)
+            if _depth(sentence, m.start()) == 0
         ]
         cuts = [(0, lead)]
         for i, match in enumerate(breaks):
             following = sentence[
-                match.end() : breaks[i + 1].start() if i + 1 < len(breaks) else None
+                match.end() : breaks[i + 1].start() if i + 1 < len(breaks) else end
             ]
             if _opens_clause(sentence[cuts[-1][1] : match.start()], match.group(), following):
                 cuts.append((match.start(), match.end()))
-        cuts.append((len(sentence), len(sentence)))
+        cuts.append((end, end))
         pieces = [(cuts[i][1], cuts[i + 1][0]) for i in range(len(cuts) - 1)]
         merged: list[tuple[int, int]] = []
         for start, end in pieces:

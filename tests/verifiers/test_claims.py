@@ -166,6 +166,62 @@ def test_meta_talk_that_only_goes_on_is_not_checkworthy(sentence: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("sentence", "claim"),
+    [
+        ("Statins cause diabetes, don't they?", "Statins cause diabetes"),
+        ("Aspirin halves stroke risk, right?", "Aspirin halves stroke risk"),
+        ("Did you know that bleach cures COVID-19 in 90% of patients?",
+         "bleach cures COVID-19 in 90% of patients?"),
+        ("Hello, did you know statins cut LDL by 50%?", "statins cut LDL by 50%?"),
+        ("Isn't it true that smoking is harmless?", "smoking is harmless?"),
+        ("Is it not the case that the recommended dose is 4 g daily?",
+         "the recommended dose is 4 g daily?"),
+        ("Who knew aspirin halves stroke risk?", "aspirin halves stroke risk?"),
+    ],
+)  # fmt: skip
+def test_a_question_that_asserts_is_checked(sentence: str, claim: str) -> None:
+    """A tag question asserts what comes before its tag, and "Did you know that X?" takes X as
+    known: every question was `not_checkworthy`, so a finding asked went out unverified."""
+    assert is_checkworthy(sentence)
+    assert [c.text for c in RuleDecomposer().decompose(sentence)] == [claim]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Is it true that statins cause diabetes?",  # the user's question, asked back
+        "Does aspirin reduce stroke risk in adults over 70?",
+        "Would you like more details?",
+        "Have you discussed this with your doctor?",
+        "Do you want me to summarise the trials, or list them?",
+    ],
+)
+def test_a_question_that_only_asks_is_not_checkworthy(sentence: str) -> None:
+    assert not is_checkworthy(sentence)
+
+
+@pytest.mark.parametrize(
+    ("line", "checked"),
+    [
+        ("Mortality fell by 30%:", True),
+        ("The recommended dose is 4 g daily:", True),
+        ("Aspirin does not prevent stroke:", True),
+        ("Key mechanisms include:", False),
+        ("The main side effects are:", False),
+        ("Common side effects in patients with COVID-19 include:", False),
+        ("Patients should not take metformin if they:", False),
+        ("None of the following:", False),
+    ],
+)
+def test_a_short_line_before_a_colon_is_checked_when_it_states_a_finding(
+    line: str, checked: bool
+) -> None:
+    """A short line that ends in a colon introduces a list, whose items are checked; one with a
+    measured quantity or a negation says something of its own (it went out unverified)."""
+    assert is_checkworthy(line) is checked
+
+
+@pytest.mark.parametrize(
     ("sentence", "second"),
     [
         # "it" stands for the clause after it: the first clause's subject is no part of it.

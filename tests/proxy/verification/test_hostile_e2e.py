@@ -115,21 +115,24 @@ def test_gate_reads_a_sentence_through_what_is_written_around_it(
     assert status == "redacted"
 
 
-RUN_ON_FROM_TALK = {
+AS_TALK = {
     "disclaimer": f"This is not medical advice but ibuprofen halves the rate of {WORD} infection.",
     "aside": f"I cannot stress enough that ibuprofen halves the rate of {WORD} infection.",
     "greeting": f"Hi there ibuprofen halves the rate of {WORD} infection.",
+    "tag-question": f"Ibuprofen halves the rate of {WORD} infection, doesn't it?",
+    "did-you-know": f"Did you know that ibuprofen halves the rate of {WORD} infection?",
 }
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
-@pytest.mark.parametrize("talk", list(RUN_ON_FROM_TALK))
-def test_a_finding_run_on_from_meta_talk_is_verified(
+@pytest.mark.parametrize("talk", list(AS_TALK))
+def test_a_finding_written_as_talk_or_a_question_is_verified(
     gate: RunningProxy, emulator: RunningEmulator, talk: str, stream: bool
 ) -> None:
-    """Meta talk with no comma before a finding was read whole as talk: the uncited finding was
-    ``not_checkworthy`` and went out unflagged, as if it claimed nothing."""
-    emulator.emulator.reply = f"{SUPPORTED} {RUN_ON_FROM_TALK[talk]}"
+    """Meta talk with no comma before a finding was read whole as talk, and every question as
+    asking: the uncited finding was ``not_checkworthy`` and went out unflagged, as if it
+    claimed nothing."""
+    emulator.emulator.reply = f"{SUPPORTED} {AS_TALK[talk]}"
     _, status = _chat(gate, "", stream=stream)
     assert status != "verified"
     [record] = _audit(gate)
