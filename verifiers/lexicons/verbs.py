@@ -32,8 +32,17 @@ _MORE_VERBS_WORDS = """
     resemble resist tolerate mimic precede follow accompany coincide recur progress infect
     transmit secrete release generate create enter stay react outweigh surpass equal match
     cover span last range constitute comprise consist belong compare
+    halve eliminate abolish eradicate augment amplify alleviate relieve ameliorate mitigate
+    lessen diminish minimise minimize exacerbate aggravate potentiate hinder impede hamper
+    weaken strengthen heal soothe lengthen widen normalise normalize
     """
 _MORE_VERBS = frozenset(_MORE_VERBS_WORDS.split())
+# Verbs whose base form is as often a noun or an adjective ("a double dose", "breast boost: 5
+# Gy", "triple A syndrome"): only their inflected forms are read as verbs.
+_INFLECTED_ONLY_WORDS = """
+    doubles doubled triples tripled quadruples quadrupled boosts boosted
+    """
+_INFLECTED_ONLY = frozenset(_INFLECTED_ONLY_WORDS.split())
 _AUXILIARIES_WORDS = """
     is are was were be been being am has have had can could may might must will would shall
     should does do did cannot
@@ -68,6 +77,7 @@ _VERB_FORMS = (
     frozenset(form for base in BASE_VERBS | _MORE_VERBS for form in _forms(base))
     | AUXILIARIES
     | _IRREGULAR_PAST
+    | _INFLECTED_ONLY
 )
 
 
