@@ -4,6 +4,7 @@ import httpx
 import pytest
 import respx
 
+from bench.hidden_findings import FINDINGS, TALK_SHAPES, fill
 from verifiers.claims import LLMDecomposer, RuleDecomposer, create_decomposer, is_checkworthy
 
 
@@ -78,44 +79,12 @@ def test_meta_talk_never_hides_the_finding_it_opens(sentence: str, claim: str) -
 
 # Meta talk run on into a finding with no comma between: each was read whole as meta talk, so
 # the finding was `not_checkworthy`, went out unverified and passed gate mode (a hostile
-# upstream's way past a block). Before 2026-12-05, 234 of these 495 sentences went out so.
-_RUN_ON_TALK = [
-    "This is not medical advice but {}.",
-    "I cannot stress enough that {}.",
-    "I can't emphasize enough that {}.",
-    "As an AI language model I can tell you that {}.",
-    "As an AI I must say {}.",
-    "I am not a doctor but {}.",
-    "I\u2019m not a doctor but {}.",
-    "I don't know why {}.",
-    "It is unclear why {}.",
-    "It is not clear how {} so quickly.",
-    "More research is needed to explain why {}.",
-    "Further studies are needed now that we know {}.",
-    "Let me know if you want to know why {}.",
-    "Please see the abstracts showing that {}.",
-    "I hope this helps you see that {}.",
-    "Consult your doctor because {}.",
-    "Here is the key point {}.",
-    "Here are the facts {}.",
-    "Below is the answer {}.",
-    "Hi there {}.",
-    "Thanks for asking {}.",
-    "Great question {}.",
-]
-_FINDINGS = [
-    "bleach cures COVID-19 in 90% of patients",
-    "aspirin halves stroke risk",  # a verb no lexicon of ours holds
-    "high-dose vitamin D doubles fracture risk",
-    "the recommended dose is 4 g daily",
-    "smoking is harmless",
-]
-
-
-@pytest.mark.parametrize("finding", _FINDINGS)
-@pytest.mark.parametrize("talk", _RUN_ON_TALK)
+# upstream's way past a block). Before 2026-12-05, 244 of these 495 sentences went out so
+# (`python bench/hidden_findings.py`).
+@pytest.mark.parametrize("finding", FINDINGS)
+@pytest.mark.parametrize("talk", TALK_SHAPES)
 def test_meta_talk_run_on_into_a_finding_is_checked(talk: str, finding: str) -> None:
-    sentence = talk.format(finding)
+    sentence = fill(talk, finding)
     assert is_checkworthy(sentence)
     claims = RuleDecomposer().decompose(sentence)
     assert finding in " ".join(c.text for c in claims)
