@@ -334,7 +334,8 @@ def report_quotes(runs: dict[str, list[Run]], answer: str, drip: int) -> None:
     rows = []
     for mode, items in runs.items():
         offsets, bracket = sources(answer, stripped="stripped" in mode)
-        prose, held = [], []
+        prose: list[float] = []
+        held: list[float] = []
         for run, plain in zip(items, base, strict=True):
             for i, (raw, in_bracket) in enumerate(zip(offsets, bracket, strict=True)):
                 delay = time_at(run.arrivals, i + 1) - time_at(plain.arrivals, raw + 1)

@@ -130,7 +130,7 @@ class RedisNotices:
                 first = False
             finally:
                 with contextlib.suppress(*UNREACHABLE_ERRORS):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                    await pubsub.aclose()  # type: ignore[no-untyped-call,unused-ignore]
             await asyncio.sleep(self._reconnect)
 
 
