@@ -127,6 +127,7 @@ TALK_ONLY = (
     "As an AI language model, I cannot give personal medical advice.",
     "As an AI, I can only summarise the evidence provided.",
     "I don't know of any trials in children.",
+    "I cannot stress enough that more research is needed.",
     "I hope this information is useful.",
     "Here is a summary of the evidence:",
     "Here is a summary of what the evidence says about statins and LDL.",

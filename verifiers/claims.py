@@ -60,11 +60,26 @@ _ASIDE = re.compile(
 )
 # Words that go on from meta talk to a clause it asserts or presupposes: "This is not medical
 # advice but X", "I cannot stress enough that X", "I don't know why X" and "It is unclear how X
-# works" (both presuppose X; "how long" and "how cold it got" do not), "... because X".
+# works" (both presuppose X; "how long" and "how cold it got" do not), "... because X". Where
+# the claim then starts: ``_stands_alone``.
 _ASSERTING = re.compile(
-    r"\b(?:(?P<alone>but|because|since)|that"
+    r"\b(?:(?P<alone>but|because|since)|(?P<that>that)"
     r"|(?P<presupposed>why|how(?!\s+(?:long|much|many|often|well|far|soon|to|best|likely)\b)"
-    r"(?!\s+\w+\s+(?:the|an?|it|its|they|their|this|these|those|he|she|we|you|i)\b)))\s+",
+    r"(?!\s+\w+\s+(?:the|an?|it|its|they|their|this|these|those|he|she|we|you|i)\b)))[\s,]+",
+    re.IGNORECASE,
+)
+# Words other than verbs after which "that" opens what is said, not a relative clause.
+_COMPLEMENT_TAKERS = frozenset(
+    {"enough", "surprised", "clear", "true", "sure", "certain", "aware", "likely", "evident"}
+    | {"obvious", "known", "glad", "fact"}
+)
+# Talk that doubts or denies the "that" clause after it ("It is not clear that X", "I cannot say
+# that X"): the claim keeps it, as X alone would assert what the sentence does not.
+_DOUBTING = re.compile(
+    r"\b(?:unclear|doubt\w*|unlikely|no\s+evidence|difficult\s+to\s+say"
+    r"|not\s+(?:clear|sure|certain|true|the\s+case|known|proven|established)"
+    r"|(?:cannot|can['\u2019]t|can\s+not)\s+(?:say|confirm|tell|conclude)"
+    r"|(?:don['\u2019]t|do\s+not|didn['\u2019]t|did\s+not)\s+(?:think|believe|know))\b",
     re.IGNORECASE,
 )
 # Words that go on from meta talk with what it does not assert: an infinitive, a condition, an
@@ -265,11 +280,16 @@ def _pieces(sentence: str) -> list[tuple[int, int, _Meta]]:
         if start >= end:
             continue
         meta, talk_end = _meta(sentence[start:end])
-        rest = sentence[start + talk_end : end]
+        rest = sentence[start + talk_end :]  # a clause the talk asserts may run past the piece
         # "Here are the main side effects reported in the trials: ..." introduces what it
         # names, and what follows the colon is checked.
         listing = meta is _Meta.INTRODUCER and _introduces(sentence, end)
-        asserted = None if meta is _Meta.NONE or listing else _asserted(rest, meta)
+        opening = sentence[start : start + talk_end]
+        asserted = (
+            None
+            if meta is _Meta.NONE or listing
+            else _asserted(rest, end - start - talk_end, meta, opening)
+        )
         if asserted is not None:  # "This is not medical advice but X": X is checked
             start += talk_end + asserted if asserted else 0
             meta = _Meta.NONE
@@ -301,9 +321,10 @@ def _introduces(sentence: str, end: int) -> bool:
     return sentence[:end].rstrip().endswith(":") or sentence[end : end + 1] == ":"
 
 
-def _asserted(rest: str, meta: _Meta) -> int | None:
-    """Where the claim starts in ``rest``, the words that follow meta talk in its piece, when
-    they go on to assert something; None when they only go on with the talk.
+def _asserted(rest: str, piece: int, meta: _Meta, opening: str) -> int | None:
+    """Where the claim starts in ``rest``, the words that follow meta talk (its piece's first
+    ``piece`` characters, then the rest of the sentence), when they go on to assert something;
+    None when they only go on with the talk.
 
     The talk goes on in its own words (``_TALK_WORDS``) and one word more at most ("Thanks for
     asking about statins"), in an infinitive, a condition or an indirect question ("... to
@@ -311,23 +332,45 @@ def _asserted(rest: str, meta: _Meta) -> int | None:
     in a phrase with no number and no verb but an "-ing" form ("More research is needed in
     larger populations"; after thanks, with three words at most that are not the talk's).
 
-    A clause after "but", "because" or "since" stands alone, and the claim starts there. After
-    "that", "why" or "how" ("... to explain why X" presupposes X), and where the talk says more,
-    the talk is part of the claim ("I am not surprised that X" is no X). Meta talk read whole,
+    A clause after "but", "because" or "since" stands alone, and so does one after "that", "why"
+    or "how", which the talk asserts or presupposes ("I cannot stress enough that X", "... to
+    explain why X"): the claim starts there. The claim keeps the talk (``opening``, the meta
+    talk itself, and what follows it) where the talk doubts or denies a "that" clause ("It is
+    not clear that X", "I cannot say that X": X alone would assert what the sentence does not),
+    and where it says more with no such word ("Here are the facts X"). Meta talk read whole,
     with no comma after it, sent findings out unverified; the words are counted rather than
     searched for a verb, so that a verb the lexicon lacks sends nothing out."""
-    cut = _NOT_ASSERTING.search(rest)
-    talk = rest[: cut.start() if cut is not None else None]  # what the meta talk itself goes on to
+    cut = _NOT_ASSERTING.search(rest, 0, piece)
+    talk = rest[: cut.start() if cut is not None else piece]  # what the talk itself goes on to
     qualifier = meta is not _Meta.INTRODUCER and _QUALIFIER.match(talk) is not None
     if meta is _Meta.GREETING:  # thanks name at most what was asked about
         qualifier &= len(content_tokens(talk) - _TALK_TOKENS) <= _THANKED_WORDS
     if qualifier and not (_has_finite_verb(talk) or _DIGIT.search(talk)):
         talk = ""  # "More research is needed in larger populations", "Thanks for the question"
     for match in _ASSERTING.finditer(rest):
-        if (match.start() < len(talk) or match["presupposed"]) and _says_more(rest[match.end() :]):
-            return match.end() if match["alone"] else 0
+        clause = rest[match.end() :]  # asserted only if it is no talk itself
+        within = match.start() < (piece if match["presupposed"] else len(talk))
+        if within and not _asserting_pieces(clause):
+            return None  # "I cannot stress enough that more research is needed"
+        if within and _says_more(clause):
+            return match.end() if _stands_alone(match, opening + rest[: match.start()]) else 0
     first = _ASSERTING.search(talk)
     return 0 if _says_more(talk[: first.start() if first is not None else None]) else None
+
+
+def _stands_alone(connector: re.Match[str], before: str) -> bool:
+    """Whether the clause after ``connector`` (an ``_ASSERTING`` match) is claimed without the
+    talk ``before`` it: after "but", "because", "since" and "why", and after a "that" that
+    follows a verb or an adjective ("stress enough that", "surprised that") in talk that does
+    not doubt it. A "that" after a noun opens a relative clause ("the prospects that have
+    ..."), and "how" may ask what is not yet so ("how the taxes will work"): the talk stays."""
+    if connector["alone"] or (connector["presupposed"] or "").lower() == "why":
+        return True
+    if not connector["that"] or _DOUBTING.search(before):
+        return False
+    words = before.split()
+    last = words[-1].lower() if words else ""
+    return is_verb(last) or last in _COMPLEMENT_TAKERS
 
 
 def _says_more(words: str) -> bool:

@@ -94,16 +94,25 @@ def test_meta_talk_run_on_into_a_finding_is_checked(talk: str, finding: str) -> 
 @pytest.mark.parametrize(
     ("sentence", "claim"),
     [
-        # A clause after "but", "because" or "since" stands alone.
+        # A clause after "but", "because" or "since" stands alone, as does one that the talk
+        # asserts or presupposes: the claim is what plain prose would say.
         ("This is not medical advice but statins cut LDL by 30%.", "statins cut LDL by 30%."),
         ("I\u2019m not a doctor but ibuprofen raises bleeding risk.", "ibuprofen raises"),
+        ("I'm not a doctor but yes, statins cut LDL by 30%.", "statins cut LDL by 30%."),
         ("Consult your doctor because warfarin doubles bleeding risk.", "warfarin doubles"),
-        # After "that" and "why" the talk is part of what is claimed: it may deny it.
-        ("I am not surprised that metformin lowers HbA1c.", "I am not surprised that"),
-        ("It is unclear why aspirin reduces stroke risk.", "It is unclear why aspirin"),
+        ("I cannot stress enough that metformin lowers HbA1c.", "metformin lowers HbA1c."),
+        ("I am not surprised that metformin lowers HbA1c.", "metformin lowers HbA1c."),
+        ("I cannot stress enough that, in adults, statins cut LDL.", "in adults, statins"),
+        ("It is unclear why aspirin reduces stroke risk.", "aspirin reduces stroke risk."),
+        # The talk stays where it doubts or denies what follows, where "that" opens a relative
+        # clause, and after "how" (which may ask what is not yet so).
+        ("It is not clear that metformin lowers HbA1c.", "It is not clear that metformin"),
+        ("I cannot say that metformin lowers HbA1c.", "I cannot say that metformin"),
+        ("Here are the trials that showed statins cut LDL.", "Here are the trials that"),
+        ("It is not clear how aspirin reduces stroke risk.", "It is not clear how aspirin"),
     ],
 )  # fmt: skip
-def test_the_claim_after_run_on_talk_keeps_what_qualifies_it(sentence: str, claim: str) -> None:
+def test_the_claim_after_run_on_talk_starts_where_it_is_asserted(sentence: str, claim: str) -> None:
     assert RuleDecomposer().decompose(sentence)[0].text.startswith(claim)
 
 
@@ -120,6 +129,7 @@ def test_the_claim_after_run_on_talk_keeps_what_qualifies_it(sentence: str, clai
         "It is unclear whether the benefit persists beyond one year.",
         "It is not clear how long the effect lasts.",
         "I don't know of any trials in children.",
+        "I cannot stress enough that more research is needed.",
         "I cannot say for certain that this will work for you.",
         "As an AI language model, I cannot give personal medical advice.",
         "I\u2019m not a doctor.",  # a curly apostrophe, as chat models write it

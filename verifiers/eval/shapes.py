@@ -4,8 +4,9 @@
 users meet come as bullet lists (with or without full stops, opened by a label in bold), with
 words in bold, as a table's rows, under markdown headings, with the citation after the full stop
 (``text. [PMID:123]``, ``text.[1]``), opened by an introducer ("Here is what the evidence
-shows: ...") or a lead-in ("Please note that ..."). The words a reader checks are the same, so
-their verdicts should be too. Each held-out answer is verified once per shape; per shape the
+shows: ..."), a lead-in ("Please note that ...") or talk run on into them ("I'm not a doctor
+but ..."). The words a reader checks are the same, so their verdicts should be too. Each
+held-out answer is verified once per shape; per shape the
 figures are the share of the answer's sentences called ``supported``, those called ``uncited``
 or not judged at all (``not_checkworthy``: a finding that went out unverified), those whose
 verdicts differ from the plain rendering's, and the added label lines (a heading, an
@@ -160,6 +161,15 @@ def lead_ins(item: AnswerItem) -> Rendering:
     )
 
 
+def run_on_talk(item: AnswerItem) -> Rendering:
+    """The first sentence after "I'm not a doctor but ", the others after "I cannot stress
+    enough that ": talk run on into the finding with no comma (a capital kept)."""
+    talk = ["I'm not a doctor but "] + ["I cannot stress enough that "] * len(item.sentences)
+    return _render(
+        [_Line(talk[i], _body(s), f" {_cited(item, i)}.") for i, s in enumerate(item.sentences)]
+    )
+
+
 SHAPES: dict[str, Callable[[AnswerItem], Rendering]] = {
     "plain": plain,
     "after_full_stop": after_full_stop,
@@ -171,6 +181,7 @@ SHAPES: dict[str, Callable[[AnswerItem], Rendering]] = {
     "table": table,
     "under_heading": under_heading,
     "lead_ins": lead_ins,
+    "run_on_talk": run_on_talk,
 }
 
 
