@@ -332,14 +332,13 @@ def _asserted(rest: str, piece: int, meta: _Meta, opening: str) -> int | None:
     in a phrase with no number and no verb but an "-ing" form ("More research is needed in
     larger populations"; after thanks, with three words at most that are not the talk's).
 
-    A clause after "but", "because" or "since" stands alone, and so does one after "that", "why"
-    or "how", which the talk asserts or presupposes ("I cannot stress enough that X", "... to
-    explain why X"): the claim starts there. The claim keeps the talk (``opening``, the meta
-    talk itself, and what follows it) where the talk doubts or denies a "that" clause ("It is
-    not clear that X", "I cannot say that X": X alone would assert what the sentence does not),
-    and where it says more with no such word ("Here are the facts X"). Meta talk read whole,
-    with no comma after it, sent findings out unverified; the words are counted rather than
-    searched for a verb, so that a verb the lexicon lacks sends nothing out."""
+    A clause after "but", "because", "since", "that", "why" or "how" (``_ASSERTING``) makes the
+    piece a claim when it says more and is no talk itself. Where the claim then starts is
+    ``_stands_alone``'s call: at the clause, or with the talk (``opening``, the meta talk itself,
+    and what follows it) where the talk may deny the clause. Talk that says more with no such
+    word ("Here are the facts X") is claimed whole. Meta talk read whole, with no comma after
+    it, sent findings out unverified; the words are counted rather than searched for a verb, so
+    that a verb the lexicon lacks sends nothing out."""
     cut = _NOT_ASSERTING.search(rest, 0, piece)
     talk = rest[: cut.start() if cut is not None else piece]  # what the talk itself goes on to
     qualifier = meta is not _Meta.INTRODUCER and _QUALIFIER.match(talk) is not None
@@ -441,23 +440,23 @@ class RuleDecomposer:
     name = "rules"
 
     def decompose(self, sentence: str) -> list[ClaimSpan]:
-        lead, end = _lead_length(sentence), len(sentence)
+        lead, stop = _lead_length(sentence), len(sentence)
         question = _question_claim(sentence) if sentence.rstrip().endswith("?") else None
         if question is not None:  # "Did you know that X?", "X, right?": X is the claim
-            lead, end = max(lead, question[0]), question[1]
+            lead, stop = max(lead, question[0]), question[1]
         breaks = [
             m
-            for m in _CLAUSE_BREAK.finditer(sentence, lead, end)
+            for m in _CLAUSE_BREAK.finditer(sentence, lead, stop)
             if _depth(sentence, m.start()) == 0
         ]
         cuts = [(0, lead)]
         for i, match in enumerate(breaks):
             following = sentence[
-                match.end() : breaks[i + 1].start() if i + 1 < len(breaks) else end
+                match.end() : breaks[i + 1].start() if i + 1 < len(breaks) else stop
             ]
             if _opens_clause(sentence[cuts[-1][1] : match.start()], match.group(), following):
                 cuts.append((match.start(), match.end()))
-        cuts.append((end, end))
+        cuts.append((stop, stop))
         pieces = [(cuts[i][1], cuts[i + 1][0]) for i in range(len(cuts) - 1)]
         merged: list[tuple[int, int]] = []
         for start, end in pieces:
