@@ -146,6 +146,7 @@ _OPEN_ENDS = frozenset({"except", "following", "including", "below", "follows", 
 _INTRO_WORDS = 8  # "Key mechanisms include:" introduces a list; a longer one says something
 _LABEL_WORDS = 6  # a longer heading is read as a sentence
 _NEGATION = r"\b(?:no|not|never|none|nor|without|lacks?|cannot)\b"
+_NEGATED = re.compile(_NEGATION, re.IGNORECASE)
 # What no label holds: a number, a colon before what it says of its subject ("Aspirin: no
 # stroke benefit"), a negation.
 _NO_LABEL = re.compile(rf"[\d:]|{_NEGATION}", re.IGNORECASE)
@@ -238,7 +239,7 @@ def _states_a_finding(line: str) -> bool:
     if not last or last in _OPEN_ENDS or is_verb(last) or not content_tokens(last):
         return False
     measured = any(any(c.isdigit() for c in q.text) for q in extract_quantities(line))
-    return measured or re.search(_NEGATION, line, re.IGNORECASE) is not None
+    return measured or _NEGATED.search(line) is not None
 
 
 def _question_claim(question: str) -> tuple[int, int] | None:
@@ -344,7 +345,7 @@ def _asserted(rest: str, piece: int, meta: _Meta, opening: str) -> int | None:
     qualifier = meta is not _Meta.INTRODUCER and _QUALIFIER.match(talk) is not None
     if meta is _Meta.GREETING:  # thanks name at most what was asked about
         qualifier &= len(content_tokens(talk) - _TALK_TOKENS) <= _THANKED_WORDS
-    if qualifier and not (_has_finite_verb(talk) or _DIGIT.search(talk)):
+    if qualifier and not (_has_verb(talk, finite=True) or _DIGIT.search(talk)):
         talk = ""  # "More research is needed in larger populations", "Thanks for the question"
     for match in _ASSERTING.finditer(rest):
         clause = rest[match.end() :]  # asserted only if it is no talk itself
@@ -472,16 +473,12 @@ class RuleDecomposer:
         return [claims[0], *(_resolve(c, subject) for c in claims[1:])]
 
 
-def _has_verb(text: str) -> bool:
-    words = text.split()
-    return any(is_verb(w, words[i - 1] if i else "") for i, w in enumerate(words))
-
-
-def _has_finite_verb(text: str) -> bool:
-    """A verb that is no "-ing" form: "... into the effects of being single" holds none."""
+def _has_verb(text: str, *, finite: bool = False) -> bool:
+    """Whether ``text`` holds a verb; ``finite``: one that is no "-ing" form ("... into the
+    effects of being single" holds none)."""
     words = text.split()
     return any(
-        is_verb(w, words[i - 1] if i else "") and not w.lower().endswith("ing")
+        is_verb(w, words[i - 1] if i else "") and not (finite and w.lower().endswith("ing"))
         for i, w in enumerate(words)
     )
 
