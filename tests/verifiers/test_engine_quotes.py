@@ -172,3 +172,33 @@ def test_a_passage_is_narrowed_to_the_sentence_holding_the_quote(
     holding = next(s for s in cruise.sentences if POSITIVE in s.text)
     assert span.text == holding.text
     assert passage.abstract[span.start : span.end] == holding.text
+
+
+def test_a_name_put_where_the_quote_puts_another_is_not_supported(
+    entailing_verifier: Verifier,
+) -> None:
+    from verifiers.windows import make_evidence
+
+    # SciFact corpus, abstract 2727303 (CC BY 4.0 / ODC-By): STIM1 is in the quote, as what
+    # the inhibitor acts on; the answer makes it the inhibitor's target.
+    quoted = (
+        "Tubastatin-A, a specific HDAC6 inhibitor, inhibited STIM1 translocation to plasma "
+        "membrane and blocked SOCE activation in cancer cells but not normal epithelial cells."
+    )
+    record = make_evidence(
+        "2727303",
+        "Microtubule-associated histone deacetylase 6 supports the calcium store sensor STIM1 "
+        "in mediating malignant cell behaviors.",
+        ["HDAC6 upregulation in cancer cells was accompanied by hypoacetylated tubulin.", quoted],
+    )
+    quote = "Tubastatin-A, a specific HDAC6 inhibitor, inhibited STIM1 translocation"
+    claim = "Tubastatin-A, a specific {} inhibitor, blocked SOCE activation in cancer cells"
+    cite = f' [PMID:2727303 "{quote}"].'
+    swapped = one(entailing_verifier, claim.format("STIM1") + cite, [record])
+    assert swapped.premise is Premise.QUOTE and swapped.quotes[0].status is QuoteStatus.FOUND
+    assert swapped.verdict is Verdict.UNSUPPORTED
+    failed = [c for c in swapped.claims[0].checks if not c.passed]
+    assert [c.name for c in failed] == ["swapped_entity"]
+    assert "'STIM1' where the evidence says 'HDAC6'" in failed[0].detail
+    right = one(entailing_verifier, claim.format("HDAC6") + cite, [record])
+    assert right.verdict is Verdict.SUPPORTED

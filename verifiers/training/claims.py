@@ -8,7 +8,7 @@ import random
 import re
 from collections.abc import Callable
 
-from verifiers.checks.entities import drugs, symbols
+from verifiers.checks.names import drugs, listed_with, symbols
 from verifiers.checks.normalise import content_tokens, is_section_label
 from verifiers.lexicons.verbs import BASE_VERBS
 
@@ -229,33 +229,13 @@ def _is_name(text: str) -> bool:
     return bool(content_tokens(text)) and not is_section_label(text)
 
 
-# What may stand between two names of one list or apposition: "A and B", "A, B or C", "A/B",
-# "A (B)". Words between them ("A or the receptor (B)") end the list.
-_LIST_GAP = re.compile(r"[\s,;/()]*(?:(?:and|or|and/or|as well as|nor)[\s,;/()]+)?", re.IGNORECASE)
-_LIST_GAP_MAX = 16
-
-
-def _listed_with(key: str, names: list[tuple[int, int, str]], context: str) -> set[str]:
-    """The keys of the names ``context`` lists together with the name of ``key`` (directly or
-    along one list), itself included: "Two antibodies, fremanezumab and galcanezumab, ... were
-    approved by the FDA" says the same of each, so a swap between them is no distortion."""
-    ordered = sorted(names)
-    group_of = list(range(len(ordered)))
-    for i in range(1, len(ordered)):
-        gap = context[ordered[i - 1][1] : ordered[i][0]]
-        if len(gap) <= _LIST_GAP_MAX and _LIST_GAP.fullmatch(gap):
-            group_of[i] = group_of[i - 1]
-    groups = {group_of[i] for i, (_, _, text) in enumerate(ordered) if _name_key(text) == key}
-    return {key} | {_name_key(t) for i, (_, _, t) in enumerate(ordered) if group_of[i] in groups}
-
-
 def swap_entity(claim: str, context: str, rng: random.Random) -> str | None:
     """Replace an entity of the claim (a gene or protein symbol, a drug) with another of the
     same kind from ``context``, the abstract it came from: the classic confusion of a model
     that read the right abstract (the comparator for the drug, one gene for another). A
     section heading ("RESULTS") is no name, however the symbol finder reads it (``_is_name``),
     and a name the abstract lists with the one replaced is no other entity to the claim
-    (``_listed_with``)."""
+    (``listed_with``)."""
     kinds = [symbols, drugs]
     rng.shuffle(kinds)
     for find in kinds:
@@ -267,7 +247,7 @@ def swap_entity(claim: str, context: str, rng: random.Random) -> str | None:
         )
         if mine and others:
             start, end, name = rng.choice(mine)
-            listed = _listed_with(_name_key(name), found, context)
+            listed = listed_with(_name_key(name), found, context, _name_key)
             unlisted = [other for other in others if _name_key(other) not in listed]
             if unlisted:
                 return claim[:start] + rng.choice(unlisted) + claim[end:]

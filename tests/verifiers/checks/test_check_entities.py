@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from verifiers import Verdict, Verifier
-from verifiers.checks.entities import check_entities, drugs, symbols
+from verifiers.checks.entities import check_entities
+from verifiers.checks.names import drugs, symbols
 from verifiers.nli import NLIPair, NLIScores
 from verifiers.windows import WindowSelector, make_evidence
 

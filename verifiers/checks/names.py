@@ -1,0 +1,112 @@
+"""Names in text: gene, protein and pathogen symbols (IL-6, BRCA1, SARS-CoV-2), drugs by their
+INN stems, one key for a name's spellings, and the names a text lists together.
+
+The entity check (``verifiers.checks.entities``), the swapped-name check
+(``verifiers.checks.name_slots``) and the entity swaps of the training and evaluation data
+(``verifiers.training.claims``) all read names this way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from verifiers.checks.normalise import GREEK_AS_LATIN
+
+# Molecules and statistics every abstract may name without their being what a claim is about.
+GENERIC = frozenset(
+    {
+        *("DNA", "RNA", "MRNA", "ATP", "ADP", "AMP", "GTP", "NADH", "NADPH"),
+        *("CI", "OR", "HR", "RR", "SD", "SE", "SEM", "IQR", "AUC", "ROC", "BMI", "ICU", "RCT"),
+        *("US", "USA", "UK", "EU", "WHO", "FDA", "NIH", "CDC"),
+    }
+)
+# Any script's letters and combining marks: a symbol cut at a non-ASCII letter or an accent
+# written as a combining mark ("HaMo" of "HaMōriyā") is not one.
+_MARKS = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
+_TOKEN = re.compile(rf"(?<![\w{_MARKS}-])[^\W\d_][\w{_MARKS}]*(?:-[\w{_MARKS}]+)*")
+_LOWER_RUN = 4  # a part with this many lower-case letters in a row is a word, not a symbol
+_DRUG = re.compile(
+    r"(?<![\w-])[a-z]{3,}(?:mab|nib|vir|pril|sartan|olol|statin|azole|cillin|mycin|cycline"
+    r"|floxacin|profen|caine|parin|gliptin|glitazone|formin|oxetine|afil|dronate|setron"
+    r"|triptan|zepam|azepam|tidine|prazole|platin|taxel|rubicin|mustine|lukast)(?![\w-])",
+    re.IGNORECASE,
+)
+
+Span = tuple[int, int, str]
+
+
+def symbols(text: str) -> list[Span]:
+    """Gene, protein and pathogen symbols: a capital and then a digit or another capital
+    (IL-6, CX3CR1, HbA1c, SARS-CoV-2); hyphenated words ("-deficient") are not part of them."""
+    found = []
+    for m in _TOKEN.finditer(text):
+        parts: list[str] = []
+        for part in m.group(0).split("-"):
+            if _is_word(part):
+                break
+            parts.append(part)
+        symbol = "-".join(parts)
+        capitals = sum(c.isupper() for c in symbol)
+        if len(symbol) >= 3 and capitals and (capitals >= 2 or any(c.isdigit() for c in symbol)):
+            found.append((m.start(), m.start() + len(symbol), symbol))
+    return found
+
+
+def _is_word(part: str) -> bool:
+    run = 0
+    for char in part:
+        run = run + 1 if char.islower() else 0
+        if run >= _LOWER_RUN:
+            return True
+    return False
+
+
+def drugs(text: str) -> list[Span]:
+    """Drug names by their INN stems (ibuprofen, atorvastatin, trastuzumab)."""
+    return [(m.start(), m.end(), m.group(0)) for m in _DRUG.finditer(text)]
+
+
+def names_in(text: str) -> list[Span]:
+    """The names of ``text`` (symbols and drugs), in order, the generic ones included; where a
+    drug stem lies inside a symbol, the longer."""
+    kept: list[Span] = []
+    for span in sorted({*symbols(text), *drugs(text)}):
+        if kept and span[0] < kept[-1][1]:
+            if span[1] - span[0] > kept[-1][1] - kept[-1][0]:
+                kept[-1] = span
+            continue
+        kept.append(span)
+    return kept
+
+
+_SPELLING = re.compile(r"[-\s/]")
+
+
+def name_key(name: str) -> str:
+    """One key for the spellings of a name: case, hyphens, Greek letters and a plural ("TGF-β"
+    and "TGFb", "HCC" and "HCCs", "statin" and "statins")."""
+    return _SPELLING.sub("", name.translate(GREEK_AS_LATIN).casefold()).removesuffix("s")
+
+
+# What may stand between two names of one list or apposition: "A and B", "A, B or C", "A/B",
+# "A (B)". Words between them ("A or the receptor (B)") end the list.
+_LIST_GAP = re.compile(r"[\s,;/()]*(?:(?:and|or|and/or|as well as|nor)[\s,;/()]+)?", re.IGNORECASE)
+_LIST_GAP_MAX = 16
+
+
+def listed_with(
+    key: str, names: Sequence[Span], text: str, key_of: Callable[[str], str] = name_key
+) -> set[str]:
+    """The keys (``key_of``) of the names ``text`` lists together with the name of ``key``
+    (directly or along one list), itself included: "Two antibodies, fremanezumab and
+    galcanezumab, ... were approved by the FDA" says the same of each, so one for the other is
+    no other entity."""
+    ordered = sorted(names)
+    group_of = list(range(len(ordered)))
+    for i in range(1, len(ordered)):
+        gap = text[ordered[i - 1][1] : ordered[i][0]]
+        if len(gap) <= _LIST_GAP_MAX and _LIST_GAP.fullmatch(gap):
+            group_of[i] = group_of[i - 1]
+    groups = {group_of[i] for i, (_, _, name) in enumerate(ordered) if key_of(name) == key}
+    return {key} | {key_of(n) for i, (_, _, n) in enumerate(ordered) if group_of[i] in groups}
