@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from verifiers.checks.names import listed_with, name_key, names_in
+from verifiers.checks.names import SAME_ENTITY, Span, listed_with, name_key, names_in
 from verifiers.checks.normalise import content_tokens
 
 START, END = "\x02", "\x03"  # the text's edges, so a name opening a sentence has a side too
@@ -54,7 +54,7 @@ class Swap:
 
 
 def _tokens(text: str) -> list[_Token]:
-    names = names_in(text)
+    names = _joined(names_in(text), text)
     tokens = [_Token(START, None)]
     at = 0
     for start, end, name in [*names, (len(text), len(text), "")]:
@@ -63,6 +63,19 @@ def _tokens(text: str) -> list[_Token]:
             tokens.append(_Token(name_key(name), name))
         at = end
     return [*tokens, _Token(END, None)]
+
+
+def _joined(names: Sequence[Span], text: str) -> list[Span]:
+    """Names joined by a slash as one ("TCR/CD8", "YAP/TEAD"): a complex or a pair named as
+    one, which the evidence may write "TCR-CD8"."""
+    joined: list[Span] = []
+    for start, end, name in names:
+        if joined and text[joined[-1][1] : start] == "/":
+            first = joined.pop()
+            joined.append((first[0], end, text[first[0] : end]))
+        else:
+            joined.append((start, end, name))
+    return joined
 
 
 def _word_key(word: str) -> str:
@@ -98,6 +111,26 @@ def _nearest_content(keys: Sequence[str]) -> list[str]:
 
 def _is_content(key: str) -> bool:
     return len(key) > 1 and bool(content_tokens(key))
+
+
+def same_name(ours: str, theirs: str, following: Sequence[str] = ()) -> bool:
+    """Whether the claim's name ``ours`` and the evidence's ``theirs`` are one entity to a
+    reader: one spelling (``name_key``: "TCR/CD8" and "TCR-CD8"), a disease and its pathogen
+    (``SAME_ENTITY``), the claim's the head of the evidence's compound, its last part ("GAPDH"
+    for "SNO-GAPDH": a kind of GAPDH; "RNA" for "RNA-seq" and "cis-eQTLs" for "eQTLs" name
+    something else), one the other with a one-letter lower-case prefix ("NSC" and "aNSC",
+    "TERT" and "hTERT"), or the evidence's a short form the claim spells out with the words
+    ``following`` its name ("ACE inhibitors" for "ACEIs")."""
+    a, b = name_key(ours), name_key(theirs)
+    if a == b or any({a, b} <= same for same in SAME_ENTITY):
+        return True
+    if "-" in theirs and a == name_key(theirs.rsplit("-", 1)[1]):
+        return True  # the head of the evidence's compound: the claim names its kind
+    longer, shorter = (ours, theirs) if len(ours) > len(theirs) else (theirs, ours)
+    if longer[:1].islower() and name_key(longer[1:]) == name_key(shorter):
+        return True
+    rest = b.removeprefix(a) if b != a and b.startswith(a) else ""
+    return bool(rest) and "".join(word[:1] for word in following[: len(rest)]) == rest
 
 
 def _described(context: tuple[str, ...]) -> str:
@@ -141,7 +174,8 @@ def swapped_names(claim: str, windows: Sequence[tuple[str, str]]) -> list[Swap]:
             continue
         for context in _contexts(ours, i):
             there = slots.get(context, {})
-            if token.key in there:
+            following = [t.key for t in ours[i + 1 : i + 4]]
+            if any(same_name(token.name, name, following) for name, _ in there.values()):
                 continue  # the evidence puts this very name here too
             others = [
                 (name, pmid)

@@ -89,6 +89,11 @@ def name_key(name: str) -> str:
     return _SPELLING.sub("", name.translate(GREEK_AS_LATIN).casefold()).removesuffix("s")
 
 
+# Names of one entity however spelled (as ``name_key``s): a disease and the pathogen answers
+# name it by ("the COVID-19 virus" for "the SARS-CoV-2 virus").
+SAME_ENTITY = (frozenset({"covid19", "sarscov2", "2019ncov", "covid"}),)
+
+
 # What may stand between two names of one list or apposition: "A and B", "A, B or C", "A/B",
 # "A (B)". Words between them ("A or the receptor (B)") end the list.
 _LIST_GAP = re.compile(r"[\s,;/()]*(?:(?:and|or|and/or|as well as|nor)[\s,;/()]+)?", re.IGNORECASE)

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from verifiers.checks import CheckInput
 from verifiers.checks.entities import ENTITIES_CHECK, ENTITY, SWAPPED_ENTITY
-from verifiers.checks.name_slots import misdefined_names, swapped_names
+from verifiers.checks.name_slots import misdefined_names, same_name, swapped_names
 from verifiers.checks.names import name_key
 from verifiers.windows import Abbreviations, Window, make_evidence
 
@@ -143,6 +143,35 @@ def test_two_names_of_the_claim_reordered_are_left_to_the_other_checks() -> None
 def test_every_name_of_a_copied_sentence_stands_in_its_own_place() -> None:
     for sentence in (TUBASTATIN, *CSF1R, FOXA1, EGFR):
         assert swapped_names(sentence, _windows(TUBASTATIN, *CSF1R, FOXA1, EGFR)) == []
+
+
+def test_another_writing_of_the_same_entity_holds_its_place() -> None:
+    # SciFact dev claims and their abstracts: a part of a joined name, a one-letter prefix.
+    pairs = [
+        (
+            "S-nitrosylated GAPDH physiologically transnitrosylates histone deacetylases.",
+            "Here, we show that SNO-GAPDH physiologically transnitrosylates nuclear proteins.",
+        ),
+        (
+            "Peroxynitrite is required for nitration of TCR/CD8.",
+            "Nitration of TCR-CD8 is induced by MDSCs through hyperproduction of peroxynitrite.",
+        ),
+        (
+            "MicroRNA regulates Neural Stem Cell (NSC) differentiation and proliferation.",
+            "MBD1 deficiency impairs adult neural stem/progenitor cell (aNSC) differentiation.",
+        ),
+        # A short form spelled out, and a disease named for its pathogen.
+        ("Use of ACE inhibitors did not raise the risk.", "Use of ACEIs and ARBs was studied."),
+        ("UV light kills the COVID-19 virus.", "UV light damages the SARS-CoV-2 virus in air."),
+    ]
+    for claim, evidence in pairs:
+        assert swapped_names(claim, _windows(evidence)) == [], claim
+    assert same_name("CYP", "CYP3A4", ["and", "cyp2d6"]) is False  # a family for one enzyme
+    # A compound names a kind of its last part: "SNO-GAPDH" is GAPDH, "RNA-seq" is no RNA,
+    # and "cis-eQTLs" says more than "eQTLs".
+    assert same_name("GAPDH", "SNO-GAPDH") is True
+    assert same_name("RNA", "RNA-seq") is False
+    assert same_name("cis-eQTLs", "eQTLs") is False
 
 
 def test_spellings_of_one_name_share_a_key() -> None:
