@@ -87,7 +87,7 @@ def _contexts(tokens: Sequence[_Token], i: int) -> Iterator[tuple[str, ...]]:
     """The words around token ``i`` read as its place: the two words before it, the two after,
     one on each side, and a content word next to it with the nearest content word past it
     (within ``_REACH`` words: "LY6K overexpression was associated" and "ESCC overexpression is
-    associated"). A context without a content word ("of the …") holds any name."""
+    associated"). A context without a content word ("of the …") is not read: it holds any name."""
     keys = [t.key for t in tokens]
     sides = [
         ("<", *keys[max(i - 2, 0) : i]),
@@ -116,11 +116,11 @@ def _is_content(key: str) -> bool:
 def same_name(ours: str, theirs: str, following: Sequence[str] = ()) -> bool:
     """Whether the claim's name ``ours`` and the evidence's ``theirs`` are one entity to a
     reader: one spelling (``name_key``: "TCR/CD8" and "TCR-CD8"), a disease and its pathogen
-    (``SAME_ENTITY``), the claim's the head of the evidence's compound, its last part ("GAPDH"
-    for "SNO-GAPDH": a kind of GAPDH; "RNA" for "RNA-seq" and "cis-eQTLs" for "eQTLs" name
-    something else), one the other with a one-letter lower-case prefix ("NSC" and "aNSC",
-    "TERT" and "hTERT"), or the evidence's a short form the claim spells out with the words
-    ``following`` its name ("ACE inhibitors" for "ACEIs")."""
+    (``SAME_ENTITY``), the claim's name the head of the evidence's compound, its last part
+    ("GAPDH" for "SNO-GAPDH": a kind of GAPDH; "RNA" for "RNA-seq" and "cis-eQTLs" for "eQTLs"
+    name something else), one the other with a one-letter lower-case prefix ("NSC" and
+    "aNSC", "TERT" and "hTERT"), or the evidence's name a short form the claim spells out with
+    the words ``following`` its name ("ACE inhibitors" for "ACEIs")."""
     a, b = name_key(ours), name_key(theirs)
     if a == b or any({a, b} <= same for same in SAME_ENTITY):
         return True
