@@ -153,7 +153,11 @@ class EvidenceSpan:
 class CheckResult:
     """A deterministic check (numbers, negation, quote) beside NLI."""
 
-    name: str  # numbers | unstated_number | negation | direction | entity | quote
+    # numbers | unstated_number | negation | direction | overstated | quantifier |
+    # aligned_change | aligned_unstated | entity | swapped_entity | quote | quoted_citation, and
+    # the engine's reasons to set a model contradiction aside: finding | shared_negation |
+    # unrelated
+    name: str
     passed: bool
     detail: str
     pmid: str | None = None
