@@ -53,8 +53,9 @@ class Swap:
         return f"{self.ours!r} where the evidence says {self.theirs!r} ({self.context})"
 
 
-def _tokens(text: str) -> list[_Token]:
-    names = _joined(names_in(text), text)
+def _tokens(text: str, names: Sequence[Span]) -> list[_Token]:
+    """The text's words and its ``names`` (joined by slashes: ``_joined``), between its edges."""
+    names = _joined(names, text)
     tokens = [_Token(START, None)]
     at = 0
     for start, end, name in [*names, (len(text), len(text), "")]:
@@ -145,14 +146,16 @@ def _described(context: tuple[str, ...]) -> str:
 def swapped_names(claim: str, windows: Sequence[tuple[str, str]]) -> list[Swap]:
     """The claim's names that stand where one of ``windows`` (PMID, text) puts another name in
     the same words, and where none of them puts the claim's own."""
-    ours = _tokens(claim)
+    ours = _tokens(claim, names_in(claim))
     claim_keys = {t.key for t in ours if t.name}
+    # Each of the claim's names: its token's index, the name, and its places.
+    our_names = [(i, t.name, list(_contexts(ours, i))) for i, t in enumerate(ours) if t.name]
     slots: dict[tuple[str, ...], dict[str, tuple[str, str]]] = {}  # context -> key -> name, PMID
     places: dict[str, set[tuple[str, ...]]] = {}  # name key -> its contexts in the evidence
     listed: dict[str, set[str]] = {}
     for pmid, text in windows:
-        theirs = _tokens(text)
         spans = names_in(text)
+        theirs = _tokens(text, spans)
         for j, token in enumerate(theirs):
             if token.name is None:
                 continue
@@ -164,27 +167,26 @@ def swapped_names(claim: str, windows: Sequence[tuple[str, str]]) -> list[Swap]:
     # A name the claim moves (puts where the evidence does not) may have left its place to
     # another of the claim's names: two names reordered, which is no swap.
     moved = {
-        t.key
-        for i, t in enumerate(ours)
-        if t.name and not places.get(t.key, set()).intersection(_contexts(ours, i))
+        ours[i].key
+        for i, _, contexts in our_names
+        if not places.get(ours[i].key, set()).intersection(contexts)
     }
     swaps: list[Swap] = []
-    for i, token in enumerate(ours):
-        if token.name is None:
-            continue
-        for context in _contexts(ours, i):
+    for i, ours_name, contexts in our_names:
+        key = ours[i].key
+        following = [t.key for t in ours[i + 1 : i + 4]]
+        for context in contexts:
             there = slots.get(context, {})
-            following = [t.key for t in ours[i + 1 : i + 4]]
-            if any(same_name(token.name, name, following) for name, _ in there.values()):
+            if any(same_name(ours_name, name, following) for name, _ in there.values()):
                 continue  # the evidence puts this very name here too
             others = [
                 (name, pmid)
-                for key, (name, pmid) in there.items()
-                if key not in moved and key not in listed.get(token.key, ())
+                for other, (name, pmid) in there.items()
+                if other not in moved and other not in listed.get(key, ())
             ]
             if others:
                 name, pmid = others[0]
-                swaps.append(Swap(token.name, name, pmid, _described(context)))
+                swaps.append(Swap(ours_name, name, pmid, _described(context)))
                 break
     return swaps
 

@@ -219,7 +219,9 @@ def overstate_hedge(claim: str) -> str | None:
 
 def _name_key(name: str) -> str:
     """One key for a name and its plural ("HCC" and "HCCs", "statin" and "statins"): a swap
-    between them changes nothing a reader would call another entity."""
+    between them changes nothing a reader would call another entity. Narrower than the checks'
+    ``names.name_key`` (hyphens, Greek letters) on purpose: the evaluation's perturbations are
+    drawn with it and stay comparable across commits."""
     return name.lower().removesuffix("s")
 
 
