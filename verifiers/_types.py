@@ -106,6 +106,9 @@ class Premise(StrEnum):
     """What a sentence's claims were judged against."""
 
     QUOTE = "quote"  # the abstract sentences holding the words its citation quoted
+    # The quote, and for a claim the quote left undecided, a window of the cited abstract past
+    # it that supports the claim.
+    QUOTE_AND_WINDOW = "quote_and_window"
     WINDOWS = "windows"  # windows chosen from the cited abstracts (all evidence when uncited)
 
 

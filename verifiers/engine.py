@@ -2,8 +2,9 @@
 
 Pipeline (after VerifAI's cite-then-verify and RT4CHART's local/global passes):
 
-    segment → citations → check-worthiness → claims → windows → local NLI (OR-join)
-            → global NLI over the best windows together
+    segment → citations → check-worthiness → claims → windows (or the quote) → local NLI
+            (OR-join) → global NLI over the best windows together
+            → a quoted claim its quote left undecided: windows past the quote, for support only
             → numbers / negation / direction / quote checks
             → harm → risk, per sentence and, AND-joined, per response
 
@@ -150,6 +151,9 @@ class ClaimJudgement:
     evidence: tuple[EvidenceSpan, ...]
     checks: tuple[CheckResult, ...]
     signals: ClaimSignals
+    # A quoted claim its quote left undecided, supported by a window of the cited abstract past
+    # the quote (``Verifier._read_past_quotes``).
+    past_quote: bool = False
 
 
 @dataclass(slots=True)
@@ -413,8 +417,10 @@ class Verifier:
         judged = iter(outcomes)
         for item in pending:
             claims: list[Claim] = []
+            past_quote = False
             for claim_span in item.claims:
                 outcome, assessment = next(judged), next(harms)
+                past_quote = past_quote or outcome.past_quote
                 claims.append(
                     Claim(
                         text=_claim_text(item, claim_span),
@@ -432,7 +438,10 @@ class Verifier:
                     )
                 )
             own = self._sentence_results(item)
-            results[item.index] = _sentence(item, tuple(claims), own, self.nli.version)
+            judged_against = _premise(item, past_quote)
+            results[item.index] = _sentence(
+                item, tuple(claims), own, self.nli.version, judged_against
+            )
         timer.add("harm", mark)
         return [results[i] for i in sorted(results)]
 
@@ -496,7 +505,7 @@ class Verifier:
         )
         global_decisions = dict(zip(undecided, global_scores, strict=True))
         mark = timer.add("nli", mark)
-        outcomes = []
+        outcomes: list[ClaimJudgement] = []
         for i, found in enumerate(restated):
             if found is not None:
                 outcomes.append(self._restated(texts[i], candidates[i], found))
@@ -509,11 +518,69 @@ class Verifier:
                     local[i],
                     decisions[i],
                     global_decisions.get(i),
-                    quoted=premises[i] is not None,
+                    quote_windows=len(premises[i] or ()),
                 )
             )
+        self._read_past_quotes(texts, candidates, premises, decisions, outcomes)
         timer.add("checks", mark)
         return outcomes
+
+    def _read_past_quotes(
+        self,
+        texts: Sequence[str],
+        candidates: Sequence[tuple[Evidence, ...]],
+        premises: Sequence[tuple[Window, ...] | None],
+        decisions: Sequence[Decision],
+        outcomes: list[ClaimJudgement],
+    ) -> None:
+        """Quoted claims that every check passes against their quote but the model leaves
+        undecided are read once more against windows of the cited abstracts, as an unquoted
+        claim is, and ``supported`` where one of them entails the claim (a quote is often
+        shorter than the finding it cites). Only support is taken past the quote: what the
+        quote's words fail stays failed, the quote is never read as contradicted from elsewhere,
+        and the checks read the quote and the supporting window (865 held-out answers with
+        quotes: 13 more correct sentences supported, 3 distortions fewer caught; see
+        docs/nli-model.md). Replaces those outcomes."""
+        open_claims = [
+            i
+            for i, premise in enumerate(premises)
+            if premise is not None
+            and decisions[i].label is NLILabel.NEUTRAL
+            and outcomes[i].verdict is Verdict.UNSUPPORTED
+            and not outcomes[i].signals.restated
+            and all(c.passed for c in outcomes[i].checks)
+        ]
+        if not open_claims:
+            return
+        selected = self.selector.select(
+            [texts[i] for i in open_claims], [candidates[i] for i in open_claims]
+        )
+        past = [
+            [w for w in windows if w not in (premises[i] or ())]
+            for i, windows in zip(open_claims, selected, strict=True)
+        ]
+        pairs = [
+            NLIPair(w.text, texts[i]) for i, ws in zip(open_claims, past, strict=True) for w in ws
+        ]
+        scores = iter(self.nli.predict(pairs) if pairs else [])
+        for i, windows in zip(open_claims, past, strict=True):
+            local = [next(scores) for _ in windows]
+            decision = decide(local, self.thresholds)
+            if decision.label is not NLILabel.ENTAILMENT or decision.window is None:
+                continue
+            quote = premises[i] or ()
+            outcomes[i] = replace(
+                self._outcome(
+                    texts[i],
+                    candidates[i],
+                    (*quote, *windows),
+                    (*outcomes[i].signals.scores, *local),
+                    replace(decision, window=len(quote) + decision.window),
+                    None,
+                    quote_windows=len(quote),
+                ),
+                past_quote=True,
+            )
 
     def _outcome(
         self,
@@ -524,8 +591,10 @@ class Verifier:
         decision: Decision,
         global_scores: NLIScores | None,
         *,
-        quoted: bool = False,
+        quote_windows: int = 0,
     ) -> ClaimJudgement:
+        """``quote_windows``: how many of ``windows``, first, hold the claim's quote (0: it
+        has none)."""
         label, confidence = decision.label, decision.confidence
         decided: list[tuple[Window, NLIScores]] = []  # the window(s) the label rests on
         if decision.window is not None and decision.label is not NLILabel.NEUTRAL:
@@ -554,11 +623,15 @@ class Verifier:
         spans = [_span(w, s) for w, s in decided]
         # The checks of a claim the model supports read the window(s) that decided it, so a name
         # the claim adds that only another window holds does not ride on that support (865
-        # held-out answers: 6 more swapped entities caught, no correct sentence lost). A quote's
-        # words are all the checks read already.
+        # held-out answers: 6 more swapped entities caught, no correct sentence lost). A quoted
+        # claim's checks read its quote, and the window past it that supports it, if one does.
         supported_by = [w for w, _ in decided] if label is NLILabel.ENTAILMENT else []
-        read = supported_by if supported_by and not quoted else windows
-        checks = set_aside + self._claim_results(text, candidates, read, quoted=quoted)
+        quote = tuple(windows[:quote_windows])
+        if quote:
+            read = (*quote, *(w for w in supported_by if w not in quote))
+        else:
+            read = tuple(supported_by or windows)
+        checks = set_aside + self._claim_results(text, candidates, read, quoted=bool(quote))
         verdict = {
             NLILabel.ENTAILMENT: Verdict.SUPPORTED,
             NLILabel.CONTRADICTION: Verdict.CONTRADICTED,
@@ -828,8 +901,18 @@ def _as_sentence(claim: str) -> str:
     return text.rstrip(",;:") + "."
 
 
+def _premise(item: _Pending, past_quote: bool) -> Premise:
+    if item.premise is None:
+        return Premise.WINDOWS
+    return Premise.QUOTE_AND_WINDOW if past_quote else Premise.QUOTE
+
+
 def _sentence(
-    item: _Pending, claims: tuple[Claim, ...], own: tuple[CheckResult, ...], decided_by: str
+    item: _Pending,
+    claims: tuple[Claim, ...],
+    own: tuple[CheckResult, ...],
+    decided_by: str,
+    premise: Premise,
 ) -> SentenceAnnotation:
     sentence = SentenceAnnotation(
         index=item.index,
@@ -842,7 +925,7 @@ def _sentence(
         checks=own,
         decided_by=decided_by,
         quotes=item.quotes,
-        premise=Premise.QUOTE if item.premise is not None else Premise.WINDOWS,
+        premise=premise,
     )
     return with_claims(sentence, claims)
 

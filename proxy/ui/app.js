@@ -382,7 +382,11 @@
     }
     const quotes = ann.quotes || [];
     if (quotes.length) {
-      body.push(el("h4", { textContent: ann.premise === "quote" ? "Quotes (the sentence was judged against them)" : "Quotes" }));
+      const judged = {
+        quote: "Quotes (the sentence was judged against them)",
+        quote_and_window: "Quotes (the sentence was judged against them; a claim they left open was supported by another window of the abstract, under Evidence)",
+      };
+      body.push(el("h4", { textContent: judged[ann.premise] || "Quotes" }));
       body.push(...quotes.map(quoteBox));
     }
     const failed = (ann.checks || []).filter((c) => !c.passed);
