@@ -152,8 +152,8 @@ _NEGATED = re.compile(_NEGATION, re.IGNORECASE)
 _NO_LABEL = re.compile(rf"[\d:]|{_NEGATION}", re.IGNORECASE)
 # A question that asserts: a statement before a tag ("Statins cause diabetes, don't they?",
 # "..., right?"), or a clause it takes as known ("Did you know that X?", "Isn't it true that
-# X?", "Who knew X?"). A question that only asks ("Is it true that X?", "Would you like more
-# details?") asserts nothing.
+# X?", "Who knew X?", "Why do you think X?", "How come X?"). A question that only asks ("Is
+# it true that X?", "Would you like more details?") asserts nothing.
 _QUESTION_TAG = re.compile(
     r",\s*(?:(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|should)n['\u2019]t"
     r"(?:\s+\w+){1,2}|right|correct|true|no)\W*\?\W*$",
@@ -162,7 +162,8 @@ _QUESTION_TAG = re.compile(
 _TAKEN_AS_KNOWN = re.compile(
     r"(?:^\W*|[,;:!]\s+)(?:(?:did|didn['\u2019]t)\s+you\s+(?:know|hear|realis\w*|realiz\w*)"
     r"|(?:isn['\u2019]t|wasn['\u2019]t)\s+it\s+(?:true|the\s+case|clear|obvious|known)"
-    r"|is\s+it\s+not\s+(?:true|the\s+case|clear|obvious)|who\s+knew"
+    r"|is\s+it\s+not\s+(?:true|the\s+case|clear|obvious)|who\s+knew|how\s+come"
+    r"|why\s+(?:do|would|did)\s+you\s+(?:think|believe|suppose|say)|why\s+is\s+it(?=\s+that\b)"
     r"|(?:don['\u2019]t|wouldn['\u2019]t)\s+you\s+(?:think|agree))(?:\s+that)?\s+",
     re.IGNORECASE,
 )

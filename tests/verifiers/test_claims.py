@@ -156,6 +156,10 @@ def test_meta_talk_that_only_goes_on_is_not_checkworthy(sentence: str) -> None:
         ("Is it not the case that the recommended dose is 4 g daily?",
          "the recommended dose is 4 g daily?"),
         ("Who knew aspirin halves stroke risk?", "aspirin halves stroke risk?"),
+        # "Why do you think X?" and "How come X?" take X as given, as "Why X?" does not say.
+        ("Why do you think vitamin C prevents colds?", "vitamin C prevents colds?"),
+        ("Why is it that statins cause diabetes?", "statins cause diabetes?"),
+        ("How come ivermectin eliminates SARS-CoV-2?", "ivermectin eliminates SARS-CoV-2?"),
     ],
 )  # fmt: skip
 def test_a_question_that_asserts_is_checked(sentence: str, claim: str) -> None:
@@ -173,6 +177,9 @@ def test_a_question_that_asserts_is_checked(sentence: str, claim: str) -> None:
         "Would you like more details?",
         "Have you discussed this with your doctor?",
         "Do you want me to summarise the trials, or list them?",
+        "Why do you think that is?",
+        "Why do you ask?",
+        "How come?",
     ],
 )
 def test_a_question_that_only_asks_is_not_checkworthy(sentence: str) -> None:

@@ -121,6 +121,7 @@ AS_TALK = {
     "greeting": f"Hi there ibuprofen halves the rate of {WORD} infection.",
     "tag-question": f"Ibuprofen halves the rate of {WORD} infection, doesn't it?",
     "did-you-know": f"Did you know that ibuprofen halves the rate of {WORD} infection?",
+    "why-do-you-think": f"Why do you think ibuprofen halves the rate of {WORD} infection?",
 }
 
 
