@@ -556,9 +556,9 @@ class Verifier:
             [texts[i] for i in open_claims], [candidates[i] for i in open_claims]
         )
         past = [
-            [w for w in windows if w not in (premises[i] or ())]
+            [w for w in windows if _span_of(w) not in {_span_of(q) for q in premises[i] or ()}]
             for i, windows in zip(open_claims, selected, strict=True)
-        ]
+        ]  # the quote's own words were read already
         pairs = [
             NLIPair(w.text, texts[i]) for i, ws in zip(open_claims, past, strict=True) for w in ws
         ]
@@ -899,6 +899,10 @@ def _as_sentence(claim: str) -> str:
     if not text or text.rstrip(_CLOSERS)[-1:] in _SENTENCE_END:
         return text  # 'he said "X."' ends as a sentence does
     return text.rstrip(",;:") + "."
+
+
+def _span_of(window: Window) -> tuple[str, int, int]:
+    return window.pmid, window.start, window.end
 
 
 def _premise(item: _Pending, past_quote: bool) -> Premise:
