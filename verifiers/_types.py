@@ -20,7 +20,7 @@ from typing import Any
 # 2.0: ``support`` is the harm-weighted supported share that 1.x called ``risk``; ``risk`` is
 # now harm-weighted risk, rising with unsupported and contradicted content (verifiers/risk.py).
 # 2.1: quoted citations: ``Citation.quote``, ``SentenceAnnotation.quotes`` and ``premise``.
-SCHEMA_VERSION = "2.1"
+SCHEMA_VERSION = "2.2"
 
 
 class Verdict(StrEnum):
