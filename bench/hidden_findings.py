@@ -13,7 +13,8 @@ Deterministic and model-free (under a second): ``python bench/hidden_findings.py
 
 from __future__ import annotations
 
-from verifiers.claims import RuleDecomposer, is_checkworthy
+from verifiers.checkworthy import is_checkworthy
+from verifiers.claims import RuleDecomposer
 
 # Meta talk run on into a finding, "{}" where the finding goes.
 TALK_SHAPES = (

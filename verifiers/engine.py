@@ -47,8 +47,9 @@ from verifiers._types import (
 )
 from verifiers.checks import Check, CheckInput, Effect, Scope, get_checks
 from verifiers.checks.negation import negated_alike, without_negation
+from verifiers.checkworthy import is_checkworthy
 from verifiers.citations import parse_citations, strip_citations
-from verifiers.claims import ClaimSpan, Decomposer, create_decomposer, is_checkworthy
+from verifiers.claims import ClaimSpan, Decomposer, create_decomposer
 from verifiers.confidence import ClaimSignals, ConfidenceModel, load_confidence
 from verifiers.embed import LazyEncoder, shared_encoder
 from verifiers.harm import HarmScorer, get_harm_scorer

@@ -5,7 +5,8 @@ import pytest
 import respx
 
 from bench.hidden_findings import FINDINGS, TALK_SHAPES, fill
-from verifiers.claims import LLMDecomposer, RuleDecomposer, create_decomposer, is_checkworthy
+from verifiers.checkworthy import is_checkworthy
+from verifiers.claims import LLMDecomposer, RuleDecomposer, create_decomposer
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,8 @@ from verifiers.checks import (
 from verifiers.checks.entities import check_entities
 from verifiers.checks.name_slots import swapped_names
 from verifiers.checks.negation import is_negated, negated_alike, without_negation
-from verifiers.claims import RuleDecomposer, is_checkworthy
+from verifiers.checkworthy import is_checkworthy
+from verifiers.claims import RuleDecomposer
 from verifiers.eval.data import data_dir
 from verifiers.roles import load_roles
 from verifiers.training.benchmarks import split_sentences
