@@ -557,9 +557,9 @@ class Verifier:
             [texts[i] for i in open_claims], [candidates[i] for i in open_claims]
         )
         past = [
-            [w for w in windows if _span_of(w) not in {_span_of(q) for q in premises[i] or ()}]
+            _outside(windows, premises[i] or ())
             for i, windows in zip(open_claims, selected, strict=True)
-        ]  # the quote's own words were read already
+        ]
         pairs = [
             NLIPair(w.text, texts[i]) for i, ws in zip(open_claims, past, strict=True) for w in ws
         ]
@@ -902,8 +902,10 @@ def _as_sentence(claim: str) -> str:
     return text.rstrip(",;:") + "."
 
 
-def _span_of(window: Window) -> tuple[str, int, int]:
-    return window.pmid, window.start, window.end
+def _outside(windows: Sequence[Window], quote: Sequence[Window]) -> list[Window]:
+    """``windows`` but those spanning exactly a quote window (its words were read already)."""
+    read = {(q.pmid, q.start, q.end) for q in quote}
+    return [w for w in windows if (w.pmid, w.start, w.end) not in read]
 
 
 def _premise(item: _Pending, past_quote: bool) -> Premise:
