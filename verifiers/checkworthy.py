@@ -10,11 +10,12 @@ into claims and reads the same pieces (``asserting_pieces``) to leave talk out o
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from enum import Enum
 
 from verifiers.checks.normalise import content_tokens
 from verifiers.checks.numbers import extract_quantities
-from verifiers.lexicons.verbs import is_verb
+from verifiers.lexicons.verbs import AUXILIARIES, is_verb
 from verifiers.markup import without_emphasis
 
 # Pieces of a sentence that assert nothing about the world. A sentence is read piece by piece
@@ -133,6 +134,20 @@ _BOLD_LINE = re.compile(r"(\*\*|__)[^*_\n]+\1:?|(\*\*|__)[^*_\n]+:\2")
 _BOLD_LABEL = re.compile(r"\W*?(\*\*|__)(?P<label>[^*_\n:]+?)(?::\1|\1:)\s+")
 # Last words that leave a line open for the list after its colon ("None of the following:").
 _OPEN_ENDS = frozenset({"except", "following", "including", "below", "follows", "namely"})
+# Words by which a short line before a colon announces the list after it ("Statins have
+# several benefits:", "There are two options:", "Aspirin can be taken in these cases:").
+_ANNOUNCING = frozenset(
+    {"several", "some", "many", "various", "multiple", "few", "numerous", "these", "those"}
+    | {"two", "three", "four", "five", "main", "key", "major", "common", "other", "certain"}
+    | {"different", "possible", "potential", "such", "there", "here", "include", "includes"}
+    | {"below", "following", "like", "as", "examples", "ways", "types", "kinds", "reasons"}
+    | {"twofold", "threefold", "fourfold"}
+)
+# After a past participle: it modifies the noun before it ("AEs related to treatment:").
+_PREPOSITIONS = frozenset(
+    {"to", "from", "by", "with", "in", "at", "on", "for", "as", "into", "due", "during", "of"}
+)
+_CONJUNCTIONS = frozenset({"if", "when", "that", "than", "because", "whether", "and", "or", "but"})
 _INTRO_WORDS = 8  # "Key mechanisms include:" introduces a list; a longer one says something
 _LABEL_WORDS = 6  # a longer heading is read as a sentence
 _NEGATION = r"\b(?:no|not|never|none|nor|without|lacks?|cannot)\b"
@@ -188,15 +203,58 @@ def is_checkworthy(sentence: str, heading: bool = False) -> bool:
 
 def _states_a_finding(line: str) -> bool:
     """Whether a short line that ends in a colon says something of its own: it holds a measured
-    quantity ("Mortality fell by 30%:") or a negation ("Aspirin does not prevent stroke:"), and
-    it is no clause left open for the list to finish ("Patients should not take it if they:",
-    "Women cannot have:")."""
+    quantity ("Mortality fell by 30%:"), a negation ("Aspirin does not prevent stroke:") or a
+    verb its complement closes ("Aspirin halves stroke risk:"), and it is no clause left open
+    for the list to finish ("Patients should not take it if they:", "Women cannot have:")."""
     words = line.rstrip(":").split()
     last = words[-1].lower() if words else ""
     if not last or last in _OPEN_ENDS or is_verb(last) or not content_tokens(last):
         return False
     measured = any(any(c.isdigit() for c in q.text) for q in extract_quantities(line))
-    return measured or _NEGATED.search(line) is not None
+    return measured or _NEGATED.search(line) is not None or _asserts_plainly(words)
+
+
+def _asserts_plainly(words: Sequence[str]) -> bool:
+    """Whether a short line closed by a complement says what its verb does ("Aspirin halves
+    stroke risk:", "Statins cause diabetes:", "Smoking is harmless:"), not what a list will name
+    ("Statins have several benefits:", "There are two options:", "What the studies show:") and
+    is no title ("Peer Support Program:", "Mask use during COVID-19:": a noun that can be a verb
+    stands after a singular noun)."""
+    lowered = [w.strip("*_,;()").lower() for w in words]
+    if any(w in _ANNOUNCING or w in _QUESTION_WORDS for w in lowered) or _titled(words):
+        return False
+    if lowered[-1] in _PREPOSITIONS or lowered[-1] in _CONJUNCTIONS:
+        return False  # a clause left open for the list ("Patients are excluded if:")
+    return any(
+        _subject_word(words[i - 1]) and _finite_verb(lowered[i], lowered[i - 1], lowered[i + 1])
+        for i in range(1, len(words) - 1)
+    )
+
+
+def _finite_verb(word: str, previous: str, following: str) -> bool:
+    """Whether ``word``, between the subject word ``previous`` and ``following``, is a verb
+    its subject governs: an auxiliary, a form in -s, a base form after a plural ("Statins
+    cause"), or a past form that takes an object ("Aspirin reduced mortality:"; "AEs related to
+    treatment:", "Histologically confirmed cancer:" are participles)."""
+    if not is_verb(word, previous) or word.endswith("ing"):
+        return False
+    if word in AUXILIARIES or (word.endswith("s") and not word.endswith("ss")):
+        return True
+    if word.endswith("ed") or not is_verb(word + "s"):  # a past form ("reduced", "fell")
+        return not previous.endswith("ly") and following not in _PREPOSITIONS
+    return previous.endswith("s") and not previous.endswith(("ss", "us", "is"))
+
+
+def _titled(words: Sequence[str]) -> bool:
+    """Whether the line is written in title case: most of its longer words capitalised."""
+    longer = [w for w in words[1:] if len(w) > 3 and w[:1].isalpha()]
+    return len(longer) >= 2 and sum(w[:1].isupper() for w in longer) * 3 >= len(longer) * 2
+
+
+def _subject_word(word: str) -> bool:
+    """Whether ``word`` can end a verb's subject: a content word with a letter, no enumerator
+    ("(1) control (n = 7):") and no preposition ("for target lesions:")."""
+    return any(c.isalpha() for c in word) and bool(content_tokens(word)) and "(" not in word
 
 
 def question_claim(question: str) -> tuple[int, int] | None:

@@ -198,13 +198,29 @@ def test_a_question_that_only_asks_is_not_checkworthy(sentence: str) -> None:
         ("Common side effects in patients with COVID-19 include:", False),
         ("Patients should not take metformin if they:", False),
         ("None of the following:", False),
+        # A clause its verb closes says something of its own, number or not.
+        ("Aspirin halves stroke risk:", True),
+        ("Statins cause diabetes:", True),
+        ("Smoking is harmless:", True),
+        ("Aspirin reduced mortality:", True),
+        ("Insulin should be stopped before surgery:", True),
+        # ... unless it announces a list, is left open, or is a title.
+        ("Statins have several benefits:", False),
+        ("There are risks:", False),
+        ("What the studies show:", False),
+        ("Patients are excluded if:", False),
+        ("AEs related to treatment:", False),
+        ("Mask use during COVID-19:", False),
+        ("Peer Support Program:", False),
+        ("The purpose of this cadaveric study was twofold:", False),
     ],
 )
 def test_a_short_line_before_a_colon_is_checked_when_it_states_a_finding(
     line: str, checked: bool
 ) -> None:
     """A short line that ends in a colon introduces a list, whose items are checked; one with a
-    measured quantity or a negation says something of its own (it went out unverified)."""
+    measured quantity, a negation or a verb its complement closes says something of its own
+    (each went out unverified)."""
     assert is_checkworthy(line) is checked
 
 

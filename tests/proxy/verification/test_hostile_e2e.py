@@ -122,6 +122,7 @@ AS_TALK = {
     "tag-question": f"Ibuprofen halves the rate of {WORD} infection, doesn't it?",
     "did-you-know": f"Did you know that ibuprofen halves the rate of {WORD} infection?",
     "why-do-you-think": f"Why do you think ibuprofen halves the rate of {WORD} infection?",
+    "line-before-a-colon": f"Ibuprofen halves the rate of {WORD} infection:",
 }
 
 
