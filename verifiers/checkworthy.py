@@ -225,10 +225,17 @@ def _asserts_plainly(words: Sequence[str]) -> bool:
         return False
     if lowered[-1] in _PREPOSITIONS or lowered[-1] in _CONJUNCTIONS:
         return False  # a clause left open for the list ("Patients are excluded if:")
-    return any(
-        _subject_word(words[i - 1]) and _finite_verb(lowered[i], lowered[i - 1], lowered[i + 1])
-        for i in range(1, len(words) - 1)
-    )
+    for i in range(1, len(words) - 1):
+        subject = i - 1
+        if lowered[subject].endswith("ly"):  # an adverb: "Statins clearly cause diabetes:"
+            if not subject:
+                continue  # no subject before it: "Histologically confirmed cancer:"
+            subject -= 1
+        if _subject_word(words[subject]) and _finite_verb(
+            lowered[i], lowered[subject], lowered[i + 1]
+        ):
+            return True
+    return False
 
 
 def _finite_verb(word: str, previous: str, following: str) -> bool:
@@ -241,7 +248,7 @@ def _finite_verb(word: str, previous: str, following: str) -> bool:
     if word in AUXILIARIES or (word.endswith("s") and not word.endswith("ss")):
         return True
     if word.endswith("ed") or not is_verb(word + "s"):  # a past form ("reduced", "fell")
-        return not previous.endswith("ly") and following not in _PREPOSITIONS
+        return following not in _PREPOSITIONS
     return previous.endswith("s") and not previous.endswith(("ss", "us", "is"))
 
 
