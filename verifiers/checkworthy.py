@@ -108,6 +108,8 @@ _LEAD_IN = re.compile(
 )
 # A piece that opens with an infinitive goes on with the piece before it.
 _CONTINUATION = re.compile(r"to\s", re.IGNORECASE)
+# A relative clause that goes on from the piece before it.
+_RELATIVE = re.compile(r"(?:who|which)\s", re.IGNORECASE)
 # Where a sentence's pieces meet: a comma, semicolon, colon or exclamation mark, and the
 # conjunction after it ("..., but ibuprofen ...").
 _PIECE_BREAK = re.compile(
@@ -318,6 +320,17 @@ def _pieces(sentence: str) -> list[tuple[int, int, _Meta]]:
             meta = _Meta.NONE
         if pieces and _CONTINUATION.match(sentence, start):
             meta = pieces[-1][2]  # "more research is needed into X, and to investigate Y"
+        elif meta is _Meta.NONE and pieces and pieces[-1][2] is not _Meta.NONE:
+            # "Please consult your physician, who can tailor the advice": the talk goes on in
+            # a relative clause, unless that asserts ("..., who will confirm that X").
+            relative = _RELATIVE.match(sentence, start)
+            if relative is not None:
+                after = relative.end()
+                goes_on = _asserted(sentence[after:], end - after, pieces[-1][2], "")
+                if goes_on is None:
+                    meta = pieces[-1][2]
+                elif goes_on:
+                    start = after + goes_on
         pieces.append((start, end, meta))
     return pieces
 

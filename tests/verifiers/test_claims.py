@@ -125,6 +125,8 @@ def test_the_claim_after_run_on_talk_starts_where_it_is_asserted(sentence: str, 
         "Feel free to ask if there is anything else that you would like to know.",
         "Please consult your doctor before starting any new medication.",
         "Please consult a healthcare provider before making any changes to your treatment.",
+        # The talk goes on in a relative clause (but "..., who will confirm that X" asserts X).
+        "Please consult your physician, who can tailor the advice to your situation.",
         "More research is needed to confirm these findings.",
         "More research is needed in larger populations.",
         "It is unclear whether the benefit persists beyond one year.",
