@@ -44,12 +44,15 @@ _INTRODUCER = re.compile(
 _SOURCES_LEAD_IN = re.compile(rf"\W*{_SOURCES}\s+(?=\w)", re.IGNORECASE)
 # Asides: disclaimers, sign-offs and hedges.
 _ASIDE = re.compile(
-    r"^\W*(?:i hope this helps|hope this helps|let me know|feel free|please (?:consult|see|ask)"
+    r"^\W*(?:i hope (?:this|it) (?:helps|information|answer|summary|overview|explanation)"
+    r"|hope this helps|let me know|feel free|please (?:consult|see|ask)"
+    r"|i can only (?:summari[sz]e|report|share|speak|go by|tell you)"
     r"|(?:overall,? )?(?:the )?(?:evidence|studies|literature) (?:is|are) (?:mixed|limited)(?=\W*$)"
     r"|i(?: am|['\u2019]m) (?:not|an ai)|as an ai|i cannot|i can['\u2019]t|i don['\u2019]t know"
     r"|i do not know"
     r"|it is (?:unclear|not clear|difficult to say)|more research is needed"
-    r"|further (?:research|studies) (?:is|are) needed|consult (?:your|a) (?:doctor|physician)"
+    r"|further (?:research|studies) (?:is|are) needed"
+    r"|(?:always )?consult (?:your|a) (?:doctor|physician|(?:healthcare )?professional)"
     r"|this is not medical advice)(?!\w)",
     re.IGNORECASE,
 )
