@@ -222,11 +222,11 @@ def _states_a_finding(line: str) -> bool:
 def _asserts_plainly(words: Sequence[str]) -> bool:
     """Whether a short line closed by a complement says what its verb does ("Aspirin halves
     stroke risk:", "Statins cause diabetes:", "Smoking is harmless:"), not what a list will name
-    ("Statins have several benefits:", "There are two options:", "What the studies show:") and
-    is no title ("Peer Support Program:", "Mask use during COVID-19:": a noun that can be a verb
-    stands after a singular noun)."""
+    ("Statins have several benefits:", "There are two options:", "What the studies show:"). A
+    noun that can be a verb after a singular noun is none ("Peer Support Program:", "Mask use
+    during COVID-19:"); title case hides nothing ("Aspirin Halves Stroke Risk:" is checked)."""
     lowered = [w.strip("*_,;()").lower() for w in words]
-    if any(w in _ANNOUNCING or w in _QUESTION_WORDS for w in lowered) or _titled(words):
+    if any(w in _ANNOUNCING or w in _QUESTION_WORDS for w in lowered):
         return False
     if lowered[-1] in _PREPOSITIONS or lowered[-1] in _CONJUNCTIONS:
         return False  # a clause left open for the list ("Patients are excluded if:")
@@ -255,12 +255,6 @@ def _finite_verb(word: str, previous: str, following: str) -> bool:
     if word.endswith("ed") or not is_verb(word + "s"):  # a past form ("reduced", "fell")
         return following not in _PREPOSITIONS
     return previous.endswith("s") and not previous.endswith(("ss", "us", "is"))
-
-
-def _titled(words: Sequence[str]) -> bool:
-    """Whether the line is written in title case: most of its longer words capitalised."""
-    longer = [w for w in words[1:] if len(w) > 3 and w[:1].isalpha()]
-    return len(longer) >= 2 and sum(w[:1].isupper() for w in longer) * 3 >= len(longer) * 2
 
 
 def _subject_word(word: str) -> bool:

@@ -210,6 +210,7 @@ def test_a_question_that_only_asks_is_not_checkworthy(sentence: str) -> None:
         ("Aspirin reduced mortality:", True),
         ("Insulin should be stopped before surgery:", True),
         ("Statins clearly cause diabetes:", True),
+        ("Aspirin Halves Stroke Risk:", True),  # title case hides nothing
         # ... unless it announces a list, is left open, or is a title.
         ("Statins have several benefits:", False),
         ("There are risks:", False),
