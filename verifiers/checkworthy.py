@@ -153,6 +153,38 @@ _PREPOSITIONS = frozenset(
     {"to", "from", "by", "with", "in", "at", "on", "for", "as", "into", "due", "during", "of"}
 )
 _CONJUNCTIONS = frozenset({"if", "when", "that", "than", "because", "whether", "and", "or", "but"})
+# Verbs of a finding that take no object, so a line they end is whole ("Mortality fell:"); a
+# line that ends in another verb waits for its list ("Key mechanisms include:").
+_CLOSING_VERBS = frozenset(
+    f"{stem}{ending}"
+    for stem, endings in (
+        ("improve", ("", "s", "d")),
+        ("worsen", ("", "s", "ed")),
+        ("decline", ("", "s", "d")),
+        ("increase", ("", "s", "d")),
+        ("decrease", ("", "s", "d")),
+        ("recover", ("", "s", "ed")),
+        ("resolve", ("", "s", "d")),
+        ("persist", ("", "s", "ed")),
+        ("disappear", ("", "s", "ed")),
+        ("subside", ("", "s", "d")),
+        ("recur", ("", "s", "red")),
+        ("die", ("", "s", "d")),
+        ("survive", ("", "s", "d")),
+        ("fail", ("", "s", "ed")),
+        ("work", ("", "s", "ed")),
+        ("differ", ("", "s", "ed")),
+        ("halve", ("", "s", "d")),
+        ("double", ("s", "d")),
+        ("triple", ("s", "d")),
+        ("drop", ("ped",)),
+        ("fall", ("", "s")),
+        ("rise", ("", "s")),
+        ("fell", ("",)),
+        ("rose", ("",)),
+    )
+    for ending in endings
+)
 _INTRO_WORDS = 8  # "Key mechanisms include:" introduces a list; a longer one says something
 _LABEL_WORDS = 6  # a longer heading is read as a sentence
 _NEGATION = r"\b(?:no|not|never|none|nor|without|lacks?|cannot)\b"
@@ -213,6 +245,8 @@ def _states_a_finding(line: str) -> bool:
     for the list to finish ("Patients should not take it if they:", "Women cannot have:")."""
     words = line.rstrip(":").split()
     last = words[-1].lower() if words else ""
+    if last in _CLOSING_VERBS and _closes_on_its_verb(words):
+        return True  # "Mortality fell:", "Symptoms usually resolve:"
     if not last or last in _OPEN_ENDS or is_verb(last) or not content_tokens(last):
         return False
     measured = any(any(c.isdigit() for c in q.text) for q in extract_quantities(line))
@@ -241,6 +275,26 @@ def _asserts_plainly(words: Sequence[str]) -> bool:
         ):
             return True
     return False
+
+
+def _closes_on_its_verb(words: Sequence[str]) -> bool:
+    """Whether a line that ends in a verb of ``_CLOSING_VERBS`` is a clause of its own: a
+    subject before the verb (an adverb or an auxiliary between them or not: "Patients can
+    recover:"), a verb that agrees with it ("Outcomes improved:", "Symptoms resolve:", not
+    "Symptom resolve:"), and no list announced ("Several markers increased:")."""
+    lowered = [w.strip("*_,;()").lower() for w in words]
+    if any(w in _ANNOUNCING or w in _QUESTION_WORDS for w in lowered):
+        return False
+    verb, before = lowered[-1], lowered[:-1]
+    if before and before[-1].endswith("ly"):
+        before = before[:-1]
+    if before and before[-1] in AUXILIARIES:
+        before, verb = before[:-1], before[-1]
+    if not before or not _subject_word(before[-1]):
+        return False
+    if verb in AUXILIARIES or verb.endswith(("s", "d")) or verb in ("fell", "rose"):
+        return True
+    return before[-1].endswith("s") and not before[-1].endswith(("ss", "us", "is"))
 
 
 def _finite_verb(word: str, previous: str, following: str) -> bool:

@@ -211,6 +211,11 @@ def test_a_question_that_only_asks_is_not_checkworthy(sentence: str) -> None:
         ("Insulin should be stopped before surgery:", True),
         ("Statins clearly cause diabetes:", True),
         ("Aspirin Halves Stroke Risk:", True),  # title case hides nothing
+        # A verb of a finding that takes no object closes the line.
+        ("Mortality fell:", True),
+        ("Symptoms usually resolve:", True),
+        ("Patients can recover:", True),
+        ("Several markers increased:", False),
         # ... unless it announces a list, is left open, or is a title.
         ("Statins have several benefits:", False),
         ("There are risks:", False),
