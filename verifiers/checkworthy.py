@@ -259,8 +259,8 @@ def _asserts_plainly(words: Sequence[str]) -> bool:
     ("Statins have several benefits:", "There are two options:", "What the studies show:"). A
     noun that can be a verb after a singular noun is none ("Peer Support Program:", "Mask use
     during COVID-19:"); title case hides nothing ("Aspirin Halves Stroke Risk:" is checked)."""
-    lowered = [w.strip("*_,;()").lower() for w in words]
-    if any(w in _ANNOUNCING or w in _QUESTION_WORDS for w in lowered):
+    lowered = _plain(words)
+    if _announces_a_list(lowered):
         return False
     if lowered[-1] in _PREPOSITIONS or lowered[-1] in _CONJUNCTIONS:
         return False  # a clause left open for the list ("Patients are excluded if:")
@@ -282,8 +282,8 @@ def _closes_on_its_verb(words: Sequence[str]) -> bool:
     subject before the verb (an adverb or an auxiliary between them or not: "Patients can
     recover:"), a verb that agrees with it ("Outcomes improved:", "Symptoms resolve:", not
     "Symptom resolve:"), and no list announced ("Several markers increased:")."""
-    lowered = [w.strip("*_,;()").lower() for w in words]
-    if any(w in _ANNOUNCING or w in _QUESTION_WORDS for w in lowered):
+    lowered = _plain(words)
+    if _announces_a_list(lowered):
         return False
     verb, before = lowered[-1], lowered[:-1]
     if before and before[-1].endswith("ly"):
@@ -294,7 +294,7 @@ def _closes_on_its_verb(words: Sequence[str]) -> bool:
         return False
     if verb in AUXILIARIES or verb.endswith(("s", "d")) or verb in ("fell", "rose"):
         return True
-    return before[-1].endswith("s") and not before[-1].endswith(("ss", "us", "is"))
+    return _plural(before[-1])
 
 
 def _finite_verb(word: str, previous: str, following: str) -> bool:
@@ -308,7 +308,22 @@ def _finite_verb(word: str, previous: str, following: str) -> bool:
         return True
     if word.endswith("ed") or not is_verb(word + "s"):  # a past form ("reduced", "fell")
         return following not in _PREPOSITIONS
-    return previous.endswith("s") and not previous.endswith(("ss", "us", "is"))
+    return _plural(previous)
+
+
+def _plain(words: Sequence[str]) -> list[str]:
+    """``words`` lower-cased, without the emphasis and punctuation around them."""
+    return [w.strip("*_,;()").lower() for w in words]
+
+
+def _announces_a_list(lowered: Sequence[str]) -> bool:
+    """Whether a line's words announce the list after it, or ask ("What the studies show:")."""
+    return any(w in _ANNOUNCING or w in _QUESTION_WORDS for w in lowered)
+
+
+def _plural(word: str) -> bool:
+    """Whether ``word`` reads as a plural subject a base-form verb agrees with ("Statins")."""
+    return word.endswith("s") and not word.endswith(("ss", "us", "is"))
 
 
 def _subject_word(word: str) -> bool:
