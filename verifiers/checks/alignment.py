@@ -8,7 +8,8 @@ puts in the claim:
 
 - another number (digits or number words: "1 and 2" -> "2 and 2", "twice" -> "half");
 - the opposite direction or the other side of a scale ("decreased" -> "increased", "high" ->
-  "low", "beneficial" -> "harmful");
+  "low", "beneficial" -> "harmful", "benefit" -> "harm"), also where a claim cut from its
+  sentence at a clause ends on the changed word;
 - the two sides of a comparison the other way round ("in A than in B" -> "in B than in A"),
   unless the direction word was flipped too (that restates the same finding);
 - another name where the evidence names an entity ("CYP3A4" -> "CYP", "TH1579" -> "DNA").
@@ -69,7 +70,7 @@ _OPPOSITES = {
         effective/ineffective efficacious/inefficacious agonist/antagonist older/younger
         old/young maximum/minimum upper/lower heavy/light wide/narrow thick/thin
         acute/chronic before/after raise/lower raises/lowers above/below inside/outside
-        first/last""".split()  # noqa: SIM905 (a word list reads better as text)
+        first/last benefit/harm benefits/harms benefited/harmed""".split()  # noqa: SIM905 (a word list reads better as text)
 }
 # A comparison names two sides; their order is its meaning.
 _ROMAN = re.compile(r"[IVX]+")
@@ -84,7 +85,8 @@ class _Difference:
     theirs: tuple[str, ...]
     inner: bool = True  # copied words on both sides (else at the claim's start or end)
     # At the claim's edge, facing as many evidence words as it has, of a longer run: only a
-    # changed name is read there ("DNA is" facing "TH1579 as" of "we describe TH1579 as").
+    # changed name is read there ("DNA is" facing "TH1579 as" of "we describe TH1579 as"), or
+    # one word turned into its opposite ("is low" facing "is high, and seems ...").
     facing: bool = False
 
     def __str__(self) -> str:
@@ -348,6 +350,10 @@ def _results(alignment: _Alignment, pmid: str, text: str, negated: bool) -> list
         if diff.facing:
             if _renamed(diff, claim_words, span_words, evidence_words):
                 unstated.append(f"another name: {diff}")
+            elif len(diff.ours) == 1 and _flipped(diff) is not None:
+                # A claim cut from its sentence at a clause ("the refusal rate is low" of "...
+                # is high, and seems related to ..."): its last word faces the evidence's own.
+                (unstated if negated else changes).append(f"the other way: {diff}")
         elif _changed_number(diff):
             changes.append(f"another number: {diff}")
         elif swapped:

@@ -191,6 +191,48 @@ def test_a_flip_in_a_negated_claim_withholds_support() -> None:
     assert _failed(claim, evidence) == [ALIGNED_UNSTATED]
 
 
+# PubMedQA 18594195's conclusion: a claim cut from it at the comma ends on the word it changed.
+REFUSAL = [
+    ("18594195", "As in many studies, the refusal rate in this study is high, and seems to be "
+     "related to physical mobility restrictions, travel distance and, partly, to availability "
+     "of emotional support."),
+]  # fmt: skip
+
+
+def test_a_claim_cut_at_a_clause_ends_on_the_word_it_flipped() -> None:
+    # The claim's last word faces the evidence's own, however long the sentence goes on.
+    claim = "As in many studies, the refusal rate in this study is low."
+    assert _failed(claim, REFUSAL) == [ALIGNED_CHANGE]
+    (result,) = check_alignment(claim, REFUSAL)
+    assert "\u2018low\u2019 where the evidence says \u2018high\u2019" in result.detail
+    # The same cut, copied or ending on a word that is no opposite, is no change.
+    assert _failed("As in many studies, the refusal rate in this study is high.", REFUSAL) == []
+    assert _failed("As in many studies, the refusal rate in this study is notable.", REFUSAL) == []
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "failed"),
+    [
+        # PubMedQA 22233470 and 22349635: benefit and harm are opposites, in a negated claim
+        # a flip that withholds support.
+        (
+            "Ensure that all Kenyans harm from health care when they need it.",
+            "Ensure that all Kenyans benefit from health care when they need it.",
+            ALIGNED_CHANGE,
+        ),
+        (
+            "Elderly patients with MSCC did not harm from surgery in addition to radiotherapy "
+            "regarding functional outcome.",
+            "Elderly patients with MSCC did not benefit from surgery in addition to radiotherapy "
+            "regarding functional outcome, local control of MSCC, or survival.",
+            ALIGNED_UNSTATED,
+        ),
+    ],
+)
+def test_benefit_and_harm_are_opposites(claim: str, evidence: str, failed: str) -> None:
+    assert _failed(claim, [("x", evidence)]) == [failed]
+
+
 def test_paraphrase_and_unrelated_evidence_give_nothing_to_compare() -> None:
     # A rewording shares too few words in order; an unrelated sentence none.
     assert check_alignment("CDCA raised how much energy the body spent overall.", CDCA) == []
