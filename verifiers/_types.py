@@ -156,7 +156,7 @@ class EvidenceSpan:
 class CheckResult:
     """A deterministic check (numbers, negation, quote) beside NLI."""
 
-    # numbers | unstated_number | negation | direction | overstated | quantifier |
+    # numbers | unstated_number | labelled_number | negation | direction | overstated | quantifier |
     # aligned_change | aligned_unstated | entity | swapped_entity | quote | quoted_citation, and
     # the engine's reasons to set a model contradiction aside: finding | shared_negation |
     # unrelated

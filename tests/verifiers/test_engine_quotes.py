@@ -202,3 +202,46 @@ def test_a_name_put_where_the_quote_puts_another_is_not_supported(
     assert "'STIM1' where the evidence says 'HDAC6'" in failed[0].detail
     right = one(entailing_verifier, claim.format("HDAC6") + cite, [record])
     assert right.verdict is Verdict.SUPPORTED
+
+
+def test_a_number_naming_what_the_quote_numbers_otherwise_is_not_supported(
+    entailing_verifier: Verifier,
+) -> None:
+    from verifiers.windows import make_evidence
+
+    # SciFact corpus sentence (ODC-By), reworded past what the alignment check reads; the model
+    # entails it all, so only the numbers check decides.
+    quoted = "Nutritional excess is a major forerunner of type 2 diabetes"
+    record = make_evidence("x1", "Obesity and diabetes", [f"{quoted}.", "It is common."])
+    cite = f' [PMID:x1 "{quoted}"].'
+    right = one(
+        entailing_verifier, "Eating too much often leads to type 2 diabetes" + cite, [record]
+    )
+    wrong = one(
+        entailing_verifier, "Eating too much often leads to type 1 diabetes" + cite, [record]
+    )
+    assert right.verdict is Verdict.SUPPORTED
+    assert wrong.premise is Premise.QUOTE and wrong.verdict is Verdict.UNSUPPORTED
+    failed = [c for c in wrong.claims[0].checks if not c.passed]
+    assert [c.name for c in failed] == ["labelled_number"]
+    assert "type 1" in failed[0].detail and "type 2" in failed[0].detail
+
+
+def test_a_claim_cut_from_its_quote_that_ends_on_the_flipped_word_is_contradicted(
+    entailing_verifier: Verifier,
+) -> None:
+    from verifiers.windows import make_evidence
+
+    # PubMedQA 18594195's conclusion (MIT): the claim "... is low" is cut at the comma, so its
+    # flipped word is its last.
+    quoted = (
+        "As in many studies, the refusal rate in this study is high, and seems to be related "
+        "to physical mobility restrictions"
+    )
+    record = make_evidence("18594195", "Refusal", [f"{quoted}, travel distance."])
+    answer = quoted.replace("is high", "is low") + f' [PMID:18594195 "{quoted}"].'
+    sentence = one(entailing_verifier, answer, [record])
+    assert sentence.premise is Premise.QUOTE and sentence.verdict is Verdict.CONTRADICTED
+    flipped = [c for claim in sentence.claims for c in claim.checks if not c.passed]
+    assert [c.name for c in flipped] == ["aligned_change"]
+    assert "\u2018low\u2019 where the evidence says \u2018high\u2019" in flipped[0].detail

@@ -8,6 +8,11 @@ form (µ and μ, full-width %, non-breaking spaces). For each claim quantity:
 - the evidence states it (within the claim's own rounding, or inside an evidence range): passed;
 - the evidence states other values in the same unit: ``numbers`` fails (the number was changed);
 - the evidence never states that unit: ``unstated_number`` fails (not supported, not refuted).
+
+A number can also be part of a name: the trial, transcript or subunit it labels ("CheckMate-227",
+"transcript 6", "subunit 1"). Such a number has no unit to compare, so where the evidence gives
+the same label only other numbers, and states the claim's number nowhere, ``labelled_number``
+fails: the claim names something the evidence does not (not supported, not refuted).
 """
 
 from __future__ import annotations
@@ -19,9 +24,11 @@ from dataclasses import dataclass
 
 from verifiers._types import CheckResult
 from verifiers.checks._base import Check, CheckInput, Effect
+from verifiers.checks.normalise import content_tokens
 
 NUMBERS = "numbers"
 UNSTATED = "unstated_number"
+LABELLED = "labelled_number"
 ON_TOPIC = 0.4  # window prefilter score from which a window's numbers are compared
 
 # Unit spellings mapped to one canonical form; longest alternatives first in the pattern.
@@ -242,6 +249,58 @@ def check_numbers(claim: str, sources: Sequence[tuple[str, str]]) -> CheckResult
     return verdicts[0]
 
 
+# A word and the number that labels it, joined by a hyphen or a space ("CheckMate-227",
+# "transcript 6"); not a decimal, a range or a number run on ("6.5", "6-8", "6,000").
+_LABELLED = re.compile(
+    r"(?<![\w.\u00b7-])(?P<label>[^\W\d_]\w*[^\W\d_])[ -](?P<number>\d+)"
+    r"(?![\w.,\u00b7-]?\d)(?![\w%])"
+)
+_YEAR_NUMBER = re.compile(r"(?:19|20)\d\d")
+_MONTHS = frozenset(
+    {"january", "february", "march", "april", "may", "june", "july", "august", "september"}
+    | {"october", "november", "december"}
+)
+
+
+def _labelled(text: str) -> list[tuple[str, str, re.Match[str]]]:
+    """(label key, number, match) for each number that labels a content word, years and
+    quantities left out (those are ``extract_quantities``')."""
+    quantities = [(q.start, q.end) for q in extract_quantities(text)]
+    found = []
+    for m in _LABELLED.finditer(text):
+        label, number = m.group("label"), m.group("number")
+        if _YEAR_NUMBER.fullmatch(number) or label.casefold() in _MONTHS:
+            continue
+        if not content_tokens(label) or any(
+            a < m.end() and m.start("number") < b for a, b in quantities
+        ):
+            continue
+        found.append((label.casefold(), number, m))
+    return found
+
+
+def check_labelled_numbers(claim: str, sources: Sequence[tuple[str, str]]) -> CheckResult | None:
+    """The first of the claim's labelled numbers that ``sources`` (PMID, text) number otherwise:
+    they give its label only other numbers and state its number nowhere. None when there is
+    none: a label numbered as in the evidence ("COVID-19") is no finding worth reporting."""
+    theirs: dict[str, dict[str, tuple[str, str]]] = {}  # label -> number -> (as written, PMID)
+    for pmid, text in sources:
+        for label, number, m in _labelled(text):
+            theirs.setdefault(label, {}).setdefault(number, (m.group(0), pmid))
+    for label, number, m in _labelled(claim):
+        numbers = theirs.get(label)
+        if not numbers or number in numbers:
+            continue
+        stated = re.compile(rf"(?<![\d.\u00b7]){number}(?![\d]|[.\u00b7]\d)")
+        if any(stated.search(text) for _, text in sources):
+            continue
+        written = [numbers[n] for n in sorted(numbers)]
+        said = ", ".join(w for w, _ in written[:3])
+        detail = f"{m.group(0)}: the evidence numbers it otherwise ({said})"
+        return CheckResult(LABELLED, False, detail, written[0][1])
+    return None
+
+
 def _value(text: str) -> float:
     word = _WORD_VALUES.get(text.lower())
     return float(word) if word is not None else float(text.replace(",", "").replace("\u00b7", "."))
@@ -250,16 +309,26 @@ def _value(text: str) -> float:
 def _run(claim: CheckInput) -> list[CheckResult]:
     """Numbers are compared with the windows that speak to the claim (an abstract's other
     percentages are about other things); a value found anywhere in the cited abstracts
-    still counts as stated."""
+    still counts as stated. A labelled number names something, so it is read against every
+    window chosen and the whole of the cited records (a quoted claim: its quote's sentences)."""
     on_topic = [(w.pmid, w.text) for w in claim.windows if w.score >= ON_TOPIC]
+    records = [(ev.pmid, f"{ev.title}\n{ev.abstract}") for ev in claim.evidence]
     result = check_numbers(claim.text, on_topic)
     if result is not None and not result.passed:
-        anywhere = check_numbers(claim.text, [(ev.pmid, ev.abstract) for ev in claim.evidence])
+        anywhere = check_numbers(claim.text, records)
         if anywhere is not None and anywhere.passed:
             result = anywhere
-    return [] if result is None else [result]
+    windows = [(w.pmid, w.text) for w in claim.windows]
+    labelled = check_labelled_numbers(claim.text, [*windows, *records])
+    return [r for r in (result, labelled) if r is not None]
 
 
 NUMBERS_CHECK = Check(
-    "numbers", _run, {NUMBERS: Effect.CONTRADICTS, UNSTATED: Effect.WITHHOLDS_SUPPORT}
+    "numbers",
+    _run,
+    {
+        NUMBERS: Effect.CONTRADICTS,
+        UNSTATED: Effect.WITHHOLDS_SUPPORT,
+        LABELLED: Effect.WITHHOLDS_SUPPORT,
+    },
 )

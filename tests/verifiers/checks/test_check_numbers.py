@@ -2,7 +2,12 @@ from __future__ import annotations
 
 import pytest
 
-from verifiers.checks.numbers import check_numbers, extract_quantities
+from verifiers.checks.numbers import (
+    LABELLED,
+    check_labelled_numbers,
+    check_numbers,
+    extract_quantities,
+)
 
 # Check-COVID dev, cord_id biho913w (MIT): the evidence sentence of claim 60536a226bc088b6d218dc56.
 EVIDENCE = [
@@ -157,3 +162,49 @@ def test_numbers_that_name_things_are_not_quantities(text: str) -> None:
     assert (2.0, "count:diabete") not in found
     assert all(q.unit != "patients" for q in extract_quantities(text))
     assert all(q.unit != "mg" or q.low == 5.0 for q in extract_quantities(text))
+
+
+# SciFact corpus: "Nutritional excess is a major forerunner of type 2 diabetes." and the
+# Arp2/3 inhibitors its abstract 4365 names (the claim, SciFact's, names another).
+DIABETES = [("x", "Nutritional excess is a major forerunner of type 2 diabetes.")]
+ARP = [
+    ("4365", "CK-0944636 binds between Arp2 and Arp3, where it appears to block movement of "
+     "Arp2 and Arp3 into their active conformation."),
+    ("4365", "CK-0993548 inserts into the hydrophobic core of Arp3 and alters its shape."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "flagged"),
+    [
+        ("Nutritional excess is a major forerunner of type 1 diabetes.", DIABETES, True),
+        # Numbered as the evidence numbers it: nothing worth reporting.
+        ("Nutritional excess is a major forerunner of type 2 diabetes.", DIABETES, False),
+        (
+            "Pretreatment with the Arp2/3 inhibitor CK-666 affects lamellipodia formation.",
+            ARP,
+            True,
+        ),
+        ("The Arp2/3 inhibitor CK-0944636 binds between Arp2 and Arp3.", ARP, False),
+        # The label unnumbered in the evidence: nothing to compare.
+        ("Nutritional excess is a major forerunner of phase 3 diabetes.", DIABETES, False),
+    ],
+)
+def test_a_number_that_labels_a_name_is_the_evidence_s_number(
+    claim: str, evidence: list[tuple[str, str]], flagged: bool
+) -> None:
+    result = check_labelled_numbers(claim, evidence)
+    assert (result is not None) is flagged
+    if result is not None:
+        assert result.name == LABELLED and not result.passed
+
+
+def test_a_labelled_number_stated_elsewhere_or_a_quantity_or_a_year_is_not_read() -> None:
+    # The claim's number stated anywhere in the sources is no other name; a year and a
+    # quantity are read as such, never as labels.
+    evidence = [("x", "Type 2 diabetes was seen in 1 of 4 patients in 2019 at week 12.")]
+    assert check_labelled_numbers("Type 1 diabetes was seen.", evidence) is None
+    assert check_labelled_numbers("Patients were seen in 2020 at 40 weeks.", evidence) is None
+    failed = check_labelled_numbers("Type 3 diabetes was seen.", evidence)
+    assert failed is not None and not failed.passed
+    assert failed.detail == "Type 3: the evidence numbers it otherwise (Type 2)"

@@ -2,8 +2,9 @@
 on real Unicode (µ/μ, middle-dot decimals, full-width forms, odd punctuation, long sentences).
 
 Each sentence of each text is checked as a claim against the text's sentences as evidence:
-every quantity and every entity it names must then be found, no name stands in another's place,
-and no direction flip or aligned change can fire (the sentence aligns with itself).
+every quantity, labelled number and entity it names must then be found, no name stands in
+another's place, and no direction flip or aligned change can fire (the sentence, and each claim
+cut from it, aligns with itself).
 The negation check runs too (no exception; its own cases are in test_check_negation.py), and
 every sentence read without its negation words is affirmative. Each sentence is also told
 check-worthy or not (as a sentence and as a heading) and cut into claims, every claim a span
@@ -28,6 +29,7 @@ from verifiers.checks import (
 from verifiers.checks.entities import check_entities
 from verifiers.checks.name_slots import swapped_names
 from verifiers.checks.negation import is_negated, negated_alike, without_negation
+from verifiers.checks.numbers import check_labelled_numbers
 from verifiers.checkworthy import is_checkworthy
 from verifiers.claims import RuleDecomposer
 from verifiers.eval.data import data_dir
@@ -111,6 +113,8 @@ def test_checks_run_on_every_text(source: Path) -> None:
             result = check_numbers(sentence, evidence)
             if extract_quantities(sentence):
                 assert result is not None and result.passed, (sentence[:200], result)
+            labelled = check_labelled_numbers(sentence, evidence)
+            assert labelled is None, (sentence[:200], labelled)
             direction = check_direction(sentence, evidence)
             assert direction is None or direction.passed, (sentence[:200], direction)
             check_negation(sentence, evidence)
@@ -128,5 +132,8 @@ def test_checks_run_on_every_text(source: Path) -> None:
             is_checkworthy(sentence, heading=True)
             for claim in decomposer.decompose(sentence):
                 assert 0 <= claim.start < claim.end <= len(sentence), (sentence[:200], claim)
+                if claim.text != sentence:  # a claim cut at a clause ends on its own words
+                    aligned = check_alignment(claim.text, evidence)
+                    assert all(r.passed for r in aligned), (claim.text[:200], aligned)
             checked += 1
     assert checked > 0
