@@ -70,7 +70,8 @@ _OPPOSITES = {
         effective/ineffective efficacious/inefficacious agonist/antagonist older/younger
         old/young maximum/minimum upper/lower heavy/light wide/narrow thick/thin
         acute/chronic before/after raise/lower raises/lowers above/below inside/outside
-        first/last benefit/harm benefits/harms benefited/harmed""".split()  # noqa: SIM905 (a word list reads better as text)
+        first/last benefit/harm benefits/harms
+        benefited/harmed""".split()  # noqa: SIM905 (a word list reads better as text)
 }
 # A comparison names two sides; their order is its meaning.
 _ROMAN = re.compile(r"[IVX]+")

@@ -283,11 +283,14 @@ def check_labelled_numbers(claim: str, sources: Sequence[tuple[str, str]]) -> Ch
     """The first of the claim's labelled numbers that ``sources`` (PMID, text) number otherwise:
     they give its label only other numbers and state its number nowhere. None when there is
     none: a label numbered as in the evidence ("COVID-19") is no finding worth reporting."""
+    ours = _labelled(claim)
+    if not ours:
+        return None  # the common case: the sources need no reading
     theirs: dict[str, dict[str, tuple[str, str]]] = {}  # label -> number -> (as written, PMID)
     for pmid, text in sources:
         for label, number, m in _labelled(text):
             theirs.setdefault(label, {}).setdefault(number, (m.group(0), pmid))
-    for label, number, m in _labelled(claim):
+    for label, number, m in ours:
         numbers = theirs.get(label)
         if not numbers or number in numbers:
             continue
@@ -309,17 +312,20 @@ def _value(text: str) -> float:
 def _run(claim: CheckInput) -> list[CheckResult]:
     """Numbers are compared with the windows that speak to the claim (an abstract's other
     percentages are about other things); a value found anywhere in the cited abstracts
-    still counts as stated. A labelled number names something, so it is read against every
-    window chosen and the whole of the cited records (a quoted claim: its quote's sentences)."""
+    still counts as stated. A labelled number names something, so it is read against the whole
+    of the cited records, title included (a quoted claim: its quote's sentences)."""
     on_topic = [(w.pmid, w.text) for w in claim.windows if w.score >= ON_TOPIC]
-    records = [(ev.pmid, f"{ev.title}\n{ev.abstract}") for ev in claim.evidence]
     result = check_numbers(claim.text, on_topic)
     if result is not None and not result.passed:
-        anywhere = check_numbers(claim.text, records)
+        anywhere = check_numbers(claim.text, [(ev.pmid, ev.abstract) for ev in claim.evidence])
         if anywhere is not None and anywhere.passed:
             result = anywhere
-    windows = [(w.pmid, w.text) for w in claim.windows]
-    labelled = check_labelled_numbers(claim.text, [*windows, *records])
+    # The windows are cut from the cited records, so the records alone hold every label; a
+    # quoted claim has no records, only its quote's sentences as windows.
+    records = [(ev.pmid, f"{ev.title}\n{ev.abstract}") for ev in claim.evidence]
+    labelled = check_labelled_numbers(
+        claim.text, records or [(w.pmid, w.text) for w in claim.windows]
+    )
     return [r for r in (result, labelled) if r is not None]
 
 
