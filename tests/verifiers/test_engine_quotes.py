@@ -245,3 +245,24 @@ def test_a_claim_cut_from_its_quote_that_ends_on_the_flipped_word_is_contradicte
     flipped = [c for claim in sentence.claims for c in claim.checks if not c.passed]
     assert [c.name for c in flipped] == ["aligned_change"]
     assert "\u2018low\u2019 where the evidence says \u2018high\u2019" in flipped[0].detail
+
+
+def test_a_generic_name_its_quote_never_gives_is_not_supported(
+    entailing_verifier: Verifier,
+) -> None:
+    from verifiers.windows import make_evidence
+
+    # PubMedQA 10749257 (MIT): the quote spells the agency out.
+    quoted = (
+        "The United States Food and Drug Administration implemented federal regulations "
+        "governing mammography"
+    )
+    record = make_evidence("10749257", "MQSA", [f"{quoted} under the MQSA of 1992."])
+    claim = "The {} implemented federal regulations governing mammography"
+    cite = f' [PMID:10749257 "{quoted}"].'
+    right = one(entailing_verifier, claim.format("FDA") + cite, [record])
+    assert right.premise is Premise.QUOTE and right.verdict is Verdict.SUPPORTED
+    wrong = one(entailing_verifier, claim.format("NIH") + cite, [record])
+    assert wrong.premise is Premise.QUOTE and wrong.verdict is Verdict.UNSUPPORTED
+    failed = [c for c in wrong.claims[0].checks if not c.passed]
+    assert [(c.name, c.detail) for c in failed] == [("entity", "not in the cited evidence: NIH")]

@@ -9,6 +9,13 @@ supports, the window that decided it): such a claim is not ``supported``. On 865
 answers it caught 55% of entities swapped within the abstract (12% before) and cost about 2% of
 correct sentences their ``supported`` (``veriproxy eval answers``).
 
+A generic name (a molecule, statistic or agency: "DNA", "AUC", "FDA") is no entity to look for
+in the windows, since an abstract names one anywhere; but a claim naming one that its cited
+evidence never names, as written or spelled out, says what the evidence does not ("AUC was well
+tolerated" quoting "ORMD-0801 ... well tolerated"), and fails ``entity`` as well. On the same
+held-out answers with quotes: 3 more swaps caught, 2 correct sentences lost their ``supported``
+(each states an approval or a molecule its quote does not).
+
 A name that is in the evidence may still be the wrong one: in another's place
 (``verifiers.checks.name_slots``). Such a claim fails ``swapped_entity``, which withholds
 support as a missing name does.
@@ -62,6 +69,27 @@ def check_entities(
     return CheckResult(ENTITY, True, f"named in the evidence: {', '.join(names)}", found_in)
 
 
+def check_generic_names(claim: str, texts: Sequence[tuple[str, str]]) -> CheckResult | None:
+    """A failed result naming the claim's generic names ("FDA", "AUC", "DNA") that none of
+    ``texts`` (PMID and text: all the evidence cited for the claim) names, as written or spelled
+    out ("Food and Drug Administration"); None when it names each, names none, or there is no
+    evidence to read."""
+    if not texts:
+        return None
+    claim = without_section_labels(claim)
+    found = dict.fromkeys(name for _, _, name in symbols(claim) if name.upper() in GENERIC)
+    read = [without_section_labels(text) for _, text in texts]
+    missing = [name for name in found if not any(_names_generic(name, t) for t in read)]
+    if not missing:
+        return None
+    return CheckResult(ENTITY, False, f"not in the cited evidence: {', '.join(missing)}")
+
+
+def _names_generic(name: str, text: str) -> bool:
+    spelled = content_tokens(GENERIC[name.upper()])
+    return _names(name, text, None) or spelled <= content_tokens(text)
+
+
 def _names(name: str, text: str, forms: Mapping[str, frozenset[str]] | None) -> bool:
     """Whether ``text`` names ``name``: as written (a plural "LVADs" as "LVAD"), or spelled
     out as the long form its abstract defines for it."""
@@ -83,6 +111,15 @@ def _run(claim: CheckInput) -> list[CheckResult]:
     result = check_entities(claim.text, windows, claim.abbreviations)
     if result is not None and not result.passed:
         return [result]
+    # A generic name is no entity to look for in the windows: an abstract names the FDA or the
+    # AUC anywhere. But a claim that names one its cited evidence never names says what the
+    # evidence does not ("AUC was well tolerated" quoting "ORMD-0801 ... well tolerated").
+    # The cited records hold every window (a quoted claim has none: its windows are its
+    # quote's sentences).
+    records = [(ev.pmid, f"{ev.title}\n{ev.abstract}") for ev in claim.evidence]
+    generic = check_generic_names(claim.text, [*records, *windows])
+    if generic is not None:
+        return [generic]
     # A generic name ("DNA", "FDA") is no entity to look for, but it may stand in another's
     # place ("DNA is able to process" for "LEM-3 is able to process").
     texts = [text for _, text in (*windows, *claim.sentences)]

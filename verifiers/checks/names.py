@@ -9,18 +9,45 @@ The entity check (``verifiers.checks.entities``), the swapped-name check
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from verifiers.checks.normalise import GREEK_AS_LATIN
 
-# Molecules and statistics every abstract may name without their being what a claim is about.
-GENERIC = frozenset(
-    {
-        *("DNA", "RNA", "MRNA", "ATP", "ADP", "AMP", "GTP", "NADH", "NADPH"),
-        *("CI", "OR", "HR", "RR", "SD", "SE", "SEM", "IQR", "AUC", "ROC", "BMI", "ICU", "RCT"),
-        *("US", "USA", "UK", "EU", "WHO", "FDA", "NIH", "CDC"),
-    }
-)
+# Molecules, statistics and agencies every abstract may name without their being what a claim
+# is about, each with the words that spell it out (a text naming those names it as well: "the
+# US Food and Drug Administration" names the FDA). Our list: no library ships one.
+GENERIC: Mapping[str, str] = {
+    "DNA": "deoxyribonucleic acid",
+    "RNA": "ribonucleic acid",
+    "MRNA": "messenger RNA",
+    "ATP": "adenosine triphosphate",
+    "ADP": "adenosine diphosphate",
+    "AMP": "adenosine monophosphate",
+    "GTP": "guanosine triphosphate",
+    "NADH": "nicotinamide adenine dinucleotide",
+    "NADPH": "nicotinamide adenine dinucleotide phosphate",
+    "CI": "confidence interval",
+    "OR": "odds ratio",
+    "HR": "hazard ratio",
+    "RR": "relative risk",
+    "SD": "standard deviation",
+    "SE": "standard error",
+    "SEM": "standard error of the mean",
+    "IQR": "interquartile range",
+    "AUC": "area under the curve",
+    "ROC": "receiver operating characteristic",
+    "BMI": "body mass index",
+    "ICU": "intensive care unit",
+    "RCT": "randomized controlled trial",
+    "US": "United States",
+    "USA": "United States",
+    "UK": "United Kingdom",
+    "EU": "European Union",
+    "WHO": "World Health Organization",
+    "FDA": "Food and Drug Administration",
+    "NIH": "National Institutes of Health",
+    "CDC": "Centers for Disease Control",
+}
 # Any script's letters and combining marks: a symbol cut at a non-ASCII letter or an accent
 # written as a combining mark ("HaMo" of "HaMōriyā") is not one.
 _MARKS = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from verifiers import Verdict, Verifier
-from verifiers.checks.entities import check_entities
+from verifiers.checks.entities import check_entities, check_generic_names
 from verifiers.checks.names import drugs, symbols
 from verifiers.nli import NLIPair, NLIScores
 from verifiers.windows import WindowSelector, make_evidence
@@ -69,6 +69,24 @@ def test_generic_molecules_and_plain_sentences_name_no_entity() -> None:
     assert check_entities("Whole-body energy expenditure rose.", [("1", "It fell.")]) is None
 
 
+# PubMedQA 10749257 (MIT): the agency spelled out, never abbreviated.
+MQSA = (
+    "The United States Food and Drug Administration implemented federal regulations governing "
+    "mammography under the Mammography Quality Standards Act (MQSA) of 1992"
+)
+
+
+def test_a_generic_name_must_be_in_the_cited_evidence_as_written_or_spelled_out() -> None:
+    evidence = [("10749257", MQSA)]
+    assert check_generic_names("The FDA regulates mammography under the MQSA.", evidence) is None
+    failed = check_generic_names("The NIH regulates mammography under the MQSA.", evidence)
+    assert failed is not None and not failed.passed
+    assert failed.detail == "not in the cited evidence: NIH"
+    # Named in another of the cited texts is named; a claim without one reports nothing.
+    assert check_generic_names("The NIH funded it.", [*evidence, ("2", "NIH grants")]) is None
+    assert check_generic_names("Mammography quality improved.", evidence) is None
+
+
 FINDING = "Pembrolizumab improved overall survival in advanced melanoma."
 ARMS = "Patients previously treated with ipilimumab were eligible."
 
@@ -100,6 +118,18 @@ def test_a_name_only_another_window_holds_does_not_ride_on_the_deciding_windows_
     assert failed == ["not in the evidence for this claim: Ipilimumab"]
     verdict, failed = _supported("Pembrolizumab improved overall survival in advanced melanoma")
     assert verdict is Verdict.SUPPORTED and not failed
+
+
+def test_a_generic_name_no_cited_text_holds_withholds_support() -> None:
+    # Not in the window that decided, nor anywhere in the record: the claim says what the
+    # evidence does not. In the record's title it is the evidence's.
+    verdict, failed = _supported("Pembrolizumab improved overall survival in melanoma in an RCT")
+    assert verdict is Verdict.UNSUPPORTED
+    assert failed == ["not in the cited evidence: RCT"]
+    titled = make_evidence("1", "A randomized controlled trial of PD-1", [FINDING, ARMS])
+    claim = "Pembrolizumab improved overall survival in melanoma in an RCT [PMID:1]."
+    [sentence] = Verifier(EntailsTheFinding()).verify(claim, [titled]).sentences
+    assert sentence.verdict is Verdict.SUPPORTED
 
 
 def test_a_section_heading_is_no_name_the_abstract_gives() -> None:

@@ -2,9 +2,9 @@
 on real Unicode (µ/μ, middle-dot decimals, full-width forms, odd punctuation, long sentences).
 
 Each sentence of each text is checked as a claim against the text's sentences as evidence:
-every quantity, labelled number and entity it names must then be found, no name stands in
-another's place, and no direction flip or aligned change can fire (the sentence, and each claim
-cut from it, aligns with itself).
+every quantity, labelled number and entity (a generic one such as "FDA" too) it names must
+then be found, no name stands in another's place, and no direction flip or aligned change can
+fire (the sentence, and each claim cut from it, aligns with itself).
 The negation check runs too (no exception; its own cases are in test_check_negation.py), and
 every sentence read without its negation words is affirmative. Each sentence is also told
 check-worthy or not (as a sentence and as a heading) and cut into claims, every claim a span
@@ -26,7 +26,7 @@ from verifiers.checks import (
     check_numbers,
     extract_quantities,
 )
-from verifiers.checks.entities import check_entities
+from verifiers.checks.entities import check_entities, check_generic_names
 from verifiers.checks.name_slots import swapped_names
 from verifiers.checks.negation import is_negated, negated_alike, without_negation
 from verifiers.checks.numbers import check_labelled_numbers
@@ -125,6 +125,8 @@ def test_checks_run_on_every_text(source: Path) -> None:
             assert all(r.passed for r in aligned), (sentence[:200], aligned)
             entities = check_entities(sentence, evidence)
             assert entities is None or entities.passed, (sentence[:200], entities)
+            generic = check_generic_names(sentence, evidence)
+            assert generic is None, (sentence[:200], generic)
             # Every name of a sentence stands in its own place in that sentence.
             assert swapped_names(sentence, evidence) == [], sentence[:200]
             assert 0.0 <= roles.design_probability(sentence) <= 1.0, sentence[:200]
