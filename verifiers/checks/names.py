@@ -15,7 +15,8 @@ from verifiers.checks.normalise import GREEK_AS_LATIN
 
 # Molecules, statistics and agencies every abstract may name without their being what a claim
 # is about, each with the words that spell it out (a text naming those names it as well: "the
-# US Food and Drug Administration" names the FDA). Our list: no library ships one.
+# US Food and Drug Administration" names the FDA). Our list: no library ships one. Only names
+# of three letters or more: ``symbols`` reads no shorter one.
 GENERIC: Mapping[str, str] = {
     "DNA": "deoxyribonucleic acid",
     "RNA": "ribonucleic acid",
@@ -26,12 +27,6 @@ GENERIC: Mapping[str, str] = {
     "GTP": "guanosine triphosphate",
     "NADH": "nicotinamide adenine dinucleotide",
     "NADPH": "nicotinamide adenine dinucleotide phosphate",
-    "CI": "confidence interval",
-    "OR": "odds ratio",
-    "HR": "hazard ratio",
-    "RR": "relative risk",
-    "SD": "standard deviation",
-    "SE": "standard error",
     "SEM": "standard error of the mean",
     "IQR": "interquartile range",
     "AUC": "area under the curve",
@@ -39,10 +34,7 @@ GENERIC: Mapping[str, str] = {
     "BMI": "body mass index",
     "ICU": "intensive care unit",
     "RCT": "randomized controlled trial",
-    "US": "United States",
     "USA": "United States",
-    "UK": "United Kingdom",
-    "EU": "European Union",
     "WHO": "World Health Organization",
     "FDA": "Food and Drug Administration",
     "NIH": "National Institutes of Health",
