@@ -57,6 +57,12 @@ class CheckInput:
     sentences: tuple[tuple[str, str], ...] = ()
     abbreviations: Mapping[str, Mapping[str, frozenset[str]]] = field(default_factory=dict)
 
+    @property
+    def records(self) -> list[tuple[str, str]]:
+        """The cited records as (PMID, title and abstract): every window is cut from them. None
+        for a claim judged against its quote."""
+        return [(ev.pmid, f"{ev.title}\n{ev.abstract}") for ev in self.evidence]
+
 
 @dataclass(frozen=True, slots=True)
 class Check:

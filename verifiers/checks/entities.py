@@ -74,10 +74,10 @@ def check_generic_names(claim: str, texts: Sequence[tuple[str, str]]) -> CheckRe
     ``texts`` (PMID and text: all the evidence cited for the claim) names, as written or spelled
     out ("Food and Drug Administration"); None when it names each, names none, or there is no
     evidence to read."""
-    if not texts:
-        return None
     claim = without_section_labels(claim)
     found = dict.fromkeys(name for _, _, name in symbols(claim) if name.upper() in GENERIC)
+    if not found or not texts:
+        return None  # read no evidence for the many claims that name nothing generic
     read = [without_section_labels(text) for _, text in texts]
     missing = [name for name in found if not any(_names_generic(name, t) for t in read)]
     if not missing:
@@ -114,10 +114,7 @@ def _run(claim: CheckInput) -> list[CheckResult]:
     # A generic name is no entity to look for in the windows: an abstract names the FDA or the
     # AUC anywhere. But a claim that names one its cited evidence never names says what the
     # evidence does not ("AUC was well tolerated" quoting "ORMD-0801 ... well tolerated").
-    # The cited records hold every window (a quoted claim has none: its windows are its
-    # quote's sentences).
-    records = [(ev.pmid, f"{ev.title}\n{ev.abstract}") for ev in claim.evidence]
-    generic = check_generic_names(claim.text, [*records, *windows])
+    generic = check_generic_names(claim.text, [*claim.records, *windows])
     if generic is not None:
         return [generic]
     # A generic name ("DNA", "FDA") is no entity to look for, but it may stand in another's

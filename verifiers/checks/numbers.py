@@ -322,9 +322,8 @@ def _run(claim: CheckInput) -> list[CheckResult]:
             result = anywhere
     # The windows are cut from the cited records, so the records alone hold every label; a
     # quoted claim has no records, only its quote's sentences as windows.
-    records = [(ev.pmid, f"{ev.title}\n{ev.abstract}") for ev in claim.evidence]
     labelled = check_labelled_numbers(
-        claim.text, records or [(w.pmid, w.text) for w in claim.windows]
+        claim.text, claim.records or [(w.pmid, w.text) for w in claim.windows]
     )
     return [r for r in (result, labelled) if r is not None]
 
