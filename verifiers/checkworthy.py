@@ -238,6 +238,22 @@ def is_checkworthy(sentence: str, heading: bool = False) -> bool:
     return len(content_tokens(said)) >= MIN_CONTENT_TOKENS
 
 
+def list_lead(lead: str, item: str) -> str | None:
+    """The words of ``lead``, the line that introduced a list ("The core subunits are:"), that
+    complete a list ``item`` that is no clause of its own ("WDR5", "aspirin 81 mg") into a claim
+    ("The core subunits are WDR5"), or None: where the item says something alone (a verb of its
+    own and enough words: "Lowers LDL by 30%"), the lead is talk ("Here are the subunits:") or
+    a label with no verb ("Key findings:", "References:"), or the two still say too little.
+    Unread, a list of bare names went out unverified however wrong its names were, and a
+    fragment judged alone is one the model calls anything but supported."""
+    if has_verb(item, finite=True) and is_checkworthy(item):
+        return None
+    words = without_emphasis(lead).strip().rstrip(":").strip()
+    if not words or not asserting_pieces(words) or not has_verb(words, finite=True):
+        return None
+    return words if is_checkworthy(f"{words} {item}") else None
+
+
 def _states_a_finding(line: str) -> bool:
     """Whether a short line that ends in a colon says something of its own: it holds a measured
     quantity ("Mortality fell by 30%:"), a negation ("Aspirin does not prevent stroke:") or a

@@ -47,7 +47,7 @@ from verifiers._types import (
 )
 from verifiers.checks import Check, CheckInput, Effect, Scope, get_checks
 from verifiers.checks.negation import negated_alike, without_negation
-from verifiers.checkworthy import is_checkworthy
+from verifiers.checkworthy import is_checkworthy, list_lead
 from verifiers.citations import parse_citations, strip_citations
 from verifiers.claims import ClaimSpan, Decomposer, create_decomposer
 from verifiers.confidence import ClaimSignals, ConfidenceModel, load_confidence
@@ -394,13 +394,18 @@ class Verifier:
             index = first_index + offset
             citations = _with_stripped(parse_citations(span.text, ids), span.start, stripped)
             quotes = _check_quotes(citations, by_id, evidence)
-            if not is_checkworthy(strip_citations(span.text, citations), span.heading):
+            lead = _list_lead(span, citations, ids)
+            if not lead and not is_checkworthy(strip_citations(span.text, citations), span.heading):
                 results[index] = _not_checkworthy(span, index, citations, quotes)
                 continue
             cited = tuple(dict.fromkeys(by_id[c.pmid] for c in citations if c.valid))
             candidates = cited or tuple(evidence)
             masked = mask_quotes(span.text)
-            claim_spans = tuple(self.decomposer.decompose(masked))
+            claim_spans = (
+                (ClaimSpan(f"{lead} {masked}", 0, len(masked)),)
+                if lead
+                else tuple(self.decomposer.decompose(masked))
+            )
             premise = _quote_windows(quotes, by_id)
             pending.append(
                 _Pending(span, index, citations, candidates, claim_spans, masked, quotes, premise)
@@ -801,7 +806,9 @@ class Verifier:
             verdict = Verdict.UNSUPPORTED
             if any(not c.valid for c in citations):
                 verdict = Verdict.INVALID_CITATION
-            elif not is_checkworthy(strip_citations(span.text, citations), span.heading):
+            elif not is_checkworthy(
+                strip_citations(span.text, citations), span.heading
+            ) and not _list_lead(span, citations, ids):
                 verdict = Verdict.NOT_CHECKWORTHY
             annotation = SentenceAnnotation(
                 index,
@@ -996,6 +1003,15 @@ def _review_reason(verdict: Verdict, claims: Sequence[Claim]) -> str:
         f"probability that this verdict is right) is below the review threshold: "
         f"'{claim.text[:80]}'"
     )
+
+
+def _list_lead(span: SentenceSpan, citations: Sequence[Citation], ids: Sequence[str]) -> str | None:
+    """For a list item that is no clause of its own, the words of the line that introduced its
+    list that make it a claim (``checkworthy.list_lead``), citations left out of both."""
+    if not span.lead:
+        return None
+    lead = strip_citations(span.lead, parse_citations(span.lead, ids))
+    return list_lead(lead, strip_citations(span.text, citations))
 
 
 def _not_checkworthy(

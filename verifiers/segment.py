@@ -14,11 +14,18 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from enum import Enum
 from functools import lru_cache
 
 import pysbd
 
+# A list item's marker: a bullet or a number.
+_LIST_MARKER = re.compile(r"[-*+•]|\d{1,3}[.)]")
+# A sentence that introduces a list: it ends in a colon, emphasis or citations after it or not
+# ("The core subunits are:", "**Subunits:**", "Subunits [PMID:1]:").
+_INTRODUCING = re.compile(r":[*_]*(?:\s*\[[^\[\]\n]*\])*[*_]*\s*$")
 # A markdown block starts at a blank line or at a line that opens a heading, list item,
 # block quote, table row or code fence; the marker itself is not part of the sentence.
 _BLOCK_MARKER = re.compile(r"[ \t]*(?:#{1,6}[ \t]+|[-*+•][ \t]+|\d{1,3}[.)][ \t]+|>[ \t]*|\|)")
@@ -76,15 +83,27 @@ _ROW_END = re.compile(r"\|[ \t|]*(?:\r?\n|\Z)")
 _OPEN_CITATION_AFTER = re.compile(r"\s*[,;|]?\s*[\[(][^\[\]()\n]*$")
 
 
+class _Block(Enum):
+    """What a markdown block is: prose, a heading (or a table's header row), a list item."""
+
+    PROSE = "prose"
+    HEADING = "heading"
+    ITEM = "item"
+
+
 @dataclass(frozen=True, slots=True)
 class SentenceSpan:
     """A sentence with its character offsets into the text it came from. ``heading``: it is a
-    markdown heading (``## Key findings``), whose marker is not in the span."""
+    markdown heading (``## Key findings``), whose marker is not in the span. ``list_item``: it
+    is in a list item; ``lead``: the line that introduced that list ("The core subunits are:"),
+    which completes an item that is no clause of its own ("- WDR5 [PMID:1]")."""
 
     text: str
     start: int
     end: int
     heading: bool = False
+    list_item: bool = False
+    lead: str = ""
 
 
 @lru_cache(maxsize=1)
@@ -104,12 +123,38 @@ def without_surrogates(text: str) -> str:
 def segment(text: str) -> list[SentenceSpan]:
     """Split ``text`` into sentences; offsets index into ``text``, whitespace is trimmed.
     Time is linear in the text's length (long blocks are segmented in pieces)."""
+    return with_list_leads(_segmented(text, _Block.PROSE))[0]
+
+
+def _segmented(text: str, opening: _Block) -> list[SentenceSpan]:
+    """``segment`` without the list leads; ``opening``: the kind of a first block that opens
+    with no marker (a stream's text goes on in the block its last sentence was in)."""
     spans: list[SentenceSpan] = []
-    for block_start, block_end, heading in _blocks(text):
+    for block_start, block_end, kind in _blocks(text, opening):
         for start, end in _pieces(text, block_start, block_end):
             for span in _segment_block(text, start, end):
-                spans.append(replace(span, heading=True) if heading else span)
+                spans.append(
+                    replace(span, heading=kind is _Block.HEADING, list_item=kind is _Block.ITEM)
+                )
     return spans
+
+
+def with_list_leads(
+    spans: Sequence[SentenceSpan], lead: str = ""
+) -> tuple[list[SentenceSpan], str]:
+    """``spans`` with each list item's ``lead``: the last sentence before its list that is no
+    list item and ends in a colon (its citations after the colon too). ``lead``: the one open
+    before ``spans`` (a stream's); returned: the one open after them. Any other sentence closes
+    the list."""
+    led: list[SentenceSpan] = []
+    for span in spans:
+        if span.list_item:
+            led.append(replace(span, lead=lead))
+            continue
+        led.append(replace(span, lead=""))
+        introduces = not span.heading and _INTRODUCING.search(span.text) is not None
+        lead = span.text if introduces else ""
+    return led, lead
 
 
 def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -129,9 +174,9 @@ def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return pieces
 
 
-def _blocks(text: str) -> list[tuple[int, int, bool]]:
-    """Markdown-aware blocks as (start, end, whether a heading) with any list/heading marker
-    skipped."""
+def _blocks(text: str, opening: _Block) -> list[tuple[int, int, _Block]]:
+    """Markdown-aware blocks as (start, end, kind) with any list/heading marker skipped;
+    ``opening``: the kind of the first block if it has no marker."""
     cuts = [0]
     pos = 0
     after_heading = False  # a heading is one line: the line after it starts a block
@@ -142,17 +187,21 @@ def _blocks(text: str) -> list[tuple[int, int, bool]]:
         after_heading = marker is not None and marker.group().lstrip().startswith("#")
         pos += len(line)
     cuts.append(len(text))
-    blocks: list[tuple[int, int, bool]] = []
+    blocks: list[tuple[int, int, _Block]] = []
     for start, end in itertools.pairwise(cuts):
         marker = _BLOCK_MARKER.match(text, start, end)
         opener = marker.group().strip() if marker is not None else ""
-        heading = opener.startswith("#") or (
+        kind = opening if start == 0 else _Block.PROSE
+        if opener.startswith("#") or (
             opener == "|" and _TABLE_DELIMITER.match(text, end) is not None
-        )
+        ):
+            kind = _Block.HEADING
+        elif _LIST_MARKER.fullmatch(opener):
+            kind = _Block.ITEM
         if marker:
             start = marker.end()
         if text[start:end].strip():
-            blocks.append((start, end, heading))
+            blocks.append((start, end, kind))
     return blocks
 
 
@@ -241,6 +290,8 @@ class StreamSegmenter:
         self._text = ""
         self._done = 0  # offset up to which sentences were emitted
         self._max = max_sentence_chars
+        self._lead = ""  # the line that introduced the list the stream is in (``with_list_leads``)
+        self._in_item = False  # the last sentence emitted is in a list item
 
     @property
     def text(self) -> str:
@@ -263,12 +314,19 @@ class StreamSegmenter:
             ready = ready[:-1]
         if ready:
             self._done = ready[-1].end
-        return ready
+        return self._emit(ready)
 
     def flush(self) -> list[SentenceSpan]:
         spans = self._pending()
         self._done = len(self._text)
-        return spans
+        return self._emit(spans)
+
+    def _emit(self, spans: list[SentenceSpan]) -> list[SentenceSpan]:
+        """``spans`` with their list leads, read on from the sentences emitted before them."""
+        led, self._lead = with_list_leads(spans, self._lead)
+        if led:
+            self._in_item = led[-1].list_item
+        return led
 
     def _overlong(self) -> list[SentenceSpan]:
         """The open text is longer than a sentence may be: emit what segments as complete, and
@@ -286,10 +344,12 @@ class StreamSegmenter:
                 ready.append(SentenceSpan(piece.strip(), start + lead, start + len(piece.rstrip())))
             start = cut
         self._done = start
-        return ready
+        return self._emit(ready)
 
     def _pending(self) -> list[SentenceSpan]:
         tail = self._text[self._done :]
+        opening = _Block.ITEM if self._in_item else _Block.PROSE
         return [
-            replace(s, start=s.start + self._done, end=s.end + self._done) for s in segment(tail)
+            replace(s, start=s.start + self._done, end=s.end + self._done)
+            for s in _segmented(tail, opening)
         ]

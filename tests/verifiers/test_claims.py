@@ -5,7 +5,7 @@ import pytest
 import respx
 
 from bench.hidden_findings import FINDINGS, TALK_SHAPES, fill
-from verifiers.checkworthy import is_checkworthy
+from verifiers.checkworthy import is_checkworthy, list_lead
 from verifiers.claims import LLMDecomposer, RuleDecomposer, create_decomposer
 
 
@@ -235,6 +235,35 @@ def test_a_short_line_before_a_colon_is_checked_when_it_states_a_finding(
     measured quantity, a negation or a verb its complement closes says something of its own
     (each went out unverified)."""
     assert is_checkworthy(line) is checked
+
+
+@pytest.mark.parametrize(
+    ("lead", "item", "claim_lead"),
+    [
+        # An item that is no clause of its own is read with the line that introduced it.
+        ("The MLL4 complex core subunits are:", "WDR5", "The MLL4 complex core subunits are"),
+        ("**Effector Treg cells express:**", "integrin αvβ8", "Effector Treg cells express"),  # noqa: RUF001 (as the abstract writes it)
+        (
+            "Patients should not take it if they:",
+            "are pregnant",
+            "Patients should not take it if they",
+        ),
+        ("Common side effects include:", "nausea and vomiting", "Common side effects include"),
+        # An item that says something alone keeps its own words.
+        ("Statins have several benefits:", "They lower LDL by 30%", None),
+        # Talk, and labels with no verb, complete nothing.
+        ("Here are the subunits:", "WDR5", None),
+        ("Based on the provided abstracts:", "WDR5", None),
+        ("Key findings:", "WDR5", None),
+        ("References:", "WDR5", None),
+    ],
+)
+def test_a_list_item_that_is_no_clause_is_read_with_its_lead(
+    lead: str, item: str, claim_lead: str | None
+) -> None:
+    """A list of bare names ("The core subunits are:" then "- WDR5 [PMID:1]") went out
+    unverified, however wrong its names; each item is now the claim its lead makes of it."""
+    assert list_lead(lead, item) == claim_lead
 
 
 @pytest.mark.parametrize(

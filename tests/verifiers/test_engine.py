@@ -234,3 +234,46 @@ def test_the_model_reads_a_claim_the_same_however_it_is_marked_up(
         assert "*" not in claim.text and "_" not in claim.text and "`" not in claim.text
         judged.append((claim.verdict, claim.confidence, [e.score for e in claim.evidence]))
     assert all(j == judged[0] for j in judged), judged
+
+
+NAMES_LIST = (
+    "In people with asthma, a fraction of CD4(+) T cells express the CX3CL1 receptor:\n"
+    "- CX3CR1 [PMID:21366394]\n"
+    "- CCR7 [PMID:21366394]\n"
+)
+
+
+def test_a_list_of_bare_names_is_verified_item_by_item(
+    entailing_verifier: Verifier, evidence: list[Evidence]
+) -> None:
+    """Each bare name of a list is judged as the claim its introducing line makes of it; a name
+    the cited abstract never gives is not supported (both items went out `not_checkworthy`, and
+    the answer `faithful`). Streamed in small pieces, the verdicts are the same."""
+    report = entailing_verifier.verify(NAMES_LIST, evidence)
+    _, right, wrong = report.sentences
+    assert right.claims[0].text == (
+        "In people with asthma, a fraction of CD4(+) T cells express the CX3CL1 receptor CX3CR1."
+    )
+    assert right.verdict is Verdict.SUPPORTED
+    assert wrong.verdict is not Verdict.SUPPORTED
+    assert "entity" in [c.name for c in wrong.claims[0].checks if not c.passed]
+    assert report.faithful is False
+    stream = entailing_verifier.stream(evidence)
+    for start in range(0, len(NAMES_LIST), 7):
+        stream.feed(NAMES_LIST[start : start + 7])
+    assert verdicts(stream.finish()) == verdicts(report)
+
+
+@bundled
+def test_a_list_item_is_not_judged_as_a_fragment(
+    bundled_verifier: Verifier, evidence: list[Evidence]
+) -> None:
+    """A name in a list judged alone (the integrin, a fragment) was called contradicted by its
+    own abstract; read with its lead it is the abstract's finding."""
+    answer = (
+        "Effector Treg cells express high amounts of:\n"
+        "1. integrin αvβ8 [PMID:17997584]\n"  # noqa: RUF001 (as the abstract writes it)
+    )
+    item = bundled_verifier.verify(answer, evidence).sentences[1]
+    assert item.claims[0].text == "Effector Treg cells express high amounts of integrin αvβ8."  # noqa: RUF001
+    assert item.verdict is Verdict.SUPPORTED

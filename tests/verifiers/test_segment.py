@@ -182,3 +182,45 @@ def test_stream_holds_back_an_unfinished_sentence() -> None:
     done = stream.feed(" effect was large.")
     assert [s.text for s in done] == ["The dose was 2.5 mg daily."]
     assert [s.text for s in stream.flush()] == ["The effect was large."]
+
+
+LIST_ANSWER = (
+    "In asthma, CD4(+) T cells express the CX3CL1 receptor:\n"
+    "- CX3CR1. It is upregulated on allergen challenge.\n"
+    "- CCR7 [PMID:21366394]\n"
+    "  a lazy continuation line\n\n"
+    "Here are the sources [PMID:1]:\n"
+    "1. PMID 21366394\n"
+    "## Notes:\n"
+    "- no lead after a heading\n"
+)
+
+
+def test_a_list_items_lead_is_the_line_that_introduced_its_list() -> None:
+    """Items of a list are marked as such and carry the line before the list that ends in a
+    colon (citations after it or not); a heading or any other sentence closes the list."""
+    spans = segment(LIST_ANSWER)
+    assert [(s.text, s.list_item, s.lead) for s in spans] == [
+        ("In asthma, CD4(+) T cells express the CX3CL1 receptor:", False, ""),
+        ("CX3CR1.", True, "In asthma, CD4(+) T cells express the CX3CL1 receptor:"),
+        ("It is upregulated on allergen challenge.", True, spans[0].text),
+        ("CCR7 [PMID:21366394]", True, spans[0].text),
+        ("a lazy continuation line", True, spans[0].text),
+        ("Here are the sources [PMID:1]:", False, ""),
+        ("PMID 21366394", True, "Here are the sources [PMID:1]:"),
+        ("Notes:", False, ""),
+        ("no lead after a heading", True, ""),
+    ]
+
+
+def test_a_streamed_list_keeps_its_lead_and_items_at_every_split() -> None:
+    """Split anywhere (twice), a stream marks the same items with the same leads: an item's
+    second sentence and a lazy continuation line stay in the item when the stream resumes
+    inside it."""
+    whole = segment(LIST_ANSWER)
+    for first in range(len(LIST_ANSWER) + 1):
+        for second in range(first, len(LIST_ANSWER) + 1, 5):
+            stream = StreamSegmenter()
+            got = stream.feed(LIST_ANSWER[:first]) + stream.feed(LIST_ANSWER[first:second])
+            got += stream.feed(LIST_ANSWER[second:]) + stream.flush()
+            assert got == whole, (first, second)

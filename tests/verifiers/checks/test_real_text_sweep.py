@@ -30,9 +30,10 @@ from verifiers.checks.entities import check_entities, check_generic_names
 from verifiers.checks.name_slots import swapped_names
 from verifiers.checks.negation import is_negated, negated_alike, without_negation
 from verifiers.checks.numbers import check_labelled_numbers
-from verifiers.checkworthy import is_checkworthy
+from verifiers.checkworthy import is_checkworthy, list_lead
 from verifiers.claims import RuleDecomposer
 from verifiers.eval.data import data_dir
+from verifiers.markup import without_emphasis
 from verifiers.roles import load_roles
 from verifiers.training.benchmarks import split_sentences
 
@@ -132,6 +133,9 @@ def test_checks_run_on_every_text(source: Path) -> None:
             assert 0.0 <= roles.design_probability(sentence) <= 1.0, sentence[:200]
             is_checkworthy(sentence)
             is_checkworthy(sentence, heading=True)
+            # Every sentence read as the line that introduces a list of bare names.
+            lead = list_lead(f"{sentence}:", "WDR5")
+            assert lead is None or lead in without_emphasis(sentence), (sentence[:200], lead)
             for claim in decomposer.decompose(sentence):
                 assert 0 <= claim.start < claim.end <= len(sentence), (sentence[:200], claim)
                 if claim.text != sentence:  # a claim cut at a clause ends on its own words
