@@ -40,6 +40,16 @@ GENERIC: Mapping[str, str] = {
     "NIH": "National Institutes of Health",
     "CDC": "Centers for Disease Control",
 }
+# English words an answer writes in capitals for emphasis or as a label ("IMPORTANT:", "does
+# NOT", "NEVER exceed"): no names, though a capital and another make them read as symbols. Only
+# words that name no gene or disease as written ("ALL" is a leukaemia, "WAS" a gene), and of
+# three letters or more: ``symbols`` reads no shorter one.
+_SHOUTED_WORDS = """
+    IMPORTANT NOTE WARNING CAUTION ALERT DANGER URGENT CRITICAL REMEMBER DISCLAIMER SUMMARY
+    UPDATE TLDR NOT NEVER ALWAYS ONLY MUST SHOULD CANNOT DOES AND BUT THE ANY YES AKA ALSO
+    VERY NONE EVERY BOTH AVOID STOP BEFORE AFTER WITHOUT MORE LESS MOST LEAST
+"""
+_SHOUTED = frozenset(_SHOUTED_WORDS.split())
 # Any script's letters and combining marks: a symbol cut at a non-ASCII letter or an accent
 # written as a combining mark ("HaMo" of "HaMōriyā") is not one.
 _MARKS = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
@@ -57,7 +67,8 @@ Span = tuple[int, int, str]
 
 def symbols(text: str) -> list[Span]:
     """Gene, protein and pathogen symbols: a capital and then a digit or another capital
-    (IL-6, CX3CR1, HbA1c, SARS-CoV-2); hyphenated words ("-deficient") are not part of them."""
+    (IL-6, CX3CR1, HbA1c, SARS-CoV-2); hyphenated words ("-deficient") are not part of them,
+    and no English word written in capitals for emphasis ("does NOT") is one."""
     found = []
     for m in _TOKEN.finditer(text):
         parts: list[str] = []
@@ -67,6 +78,8 @@ def symbols(text: str) -> list[Span]:
             parts.append(part)
         symbol = "-".join(parts)
         capitals = sum(c.isupper() for c in symbol)
+        if symbol in _SHOUTED:
+            continue
         if len(symbol) >= 3 and capitals and (capitals >= 2 or any(c.isdigit() for c in symbol)):
             found.append((m.start(), m.start() + len(symbol), symbol))
     return found

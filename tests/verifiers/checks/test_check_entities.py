@@ -140,3 +140,15 @@ def test_a_section_heading_is_no_name_the_abstract_gives() -> None:
     assert check_entities(window, labelled).passed  # type: ignore[union-attr]
     failed = check_entities(window.replace("CX3CR1", "RESULTS", 1), labelled)
     assert failed is not None and not failed.passed and "RESULTS" in failed.detail
+
+
+def test_a_word_written_in_capitals_for_emphasis_names_nothing() -> None:
+    # "IMPORTANT:" and "does NOT" in an answer were read as names the abstract never gives, and
+    # withheld support from a sentence copied from it; a gene keeps its name ("CX3CR1").
+    window = next(s for s in _sentences("21366394") if "CX3CR1-deficient mice" in s)
+    evidence = [("21366394", window)]
+    shouted = f"IMPORTANT: {window} This does NOT ALWAYS hold."
+    assert [name for _, _, name in symbols(shouted)] == [name for _, _, name in symbols(window)]
+    assert check_entities(f"IMPORTANT: {window}", evidence).passed  # type: ignore[union-attr]
+    swapped = check_entities(f"NOTE: {window.replace('CX3CR1', 'CCR7', 1)}", evidence)
+    assert swapped is not None and not swapped.passed and swapped.detail.endswith("CCR7")
