@@ -46,6 +46,7 @@ from verifiers._types import (
     Verdict,
 )
 from verifiers.checks import Check, CheckInput, Effect, Scope, get_checks
+from verifiers.checks.entities import check_entities
 from verifiers.checks.negation import negated_alike, without_negation
 from verifiers.checkworthy import is_checkworthy, list_lead
 from verifiers.citations import parse_citations, strip_citations
@@ -395,10 +396,14 @@ class Verifier:
             citations = _with_stripped(parse_citations(span.text, ids), span.start, stripped)
             quotes = _check_quotes(citations, by_id, evidence)
             lead = _list_lead(span, citations, ids)
-            if not lead and not is_checkworthy(strip_citations(span.text, citations), span.heading):
-                results[index] = _not_checkworthy(span, index, citations, quotes)
-                continue
             cited = tuple(dict.fromkeys(by_id[c.pmid] for c in citations if c.valid))
+            if not lead and not is_checkworthy(strip_citations(span.text, citations), span.heading):
+                named = self._names_cited(strip_citations(span.text, citations), cited)
+                result = _not_checkworthy(span, index, citations, quotes, named)
+                if result.verdict is Verdict.UNSUPPORTED:
+                    result = self._harmed(result, span)
+                results[index] = result
+                continue
             candidates = cited or tuple(evidence)
             masked = mask_quotes(span.text)
             claim_spans = (
@@ -450,6 +455,26 @@ class Verifier:
             )
         timer.add("harm", mark)
         return [results[i] for i in sorted(results)]
+
+    def _names_cited(self, text: str, cited: Sequence[Evidence]) -> CheckResult | None:
+        """Whether the names a sentence with nothing to judge gives are in what it cites ("- BRCA1
+        [PMID:1]" under a label): a cited name is a claim about the record, and a list of wrong
+        names went out as talk. None where it cites nothing or names nothing."""
+        if not cited:
+            return None
+        return check_entities(
+            text,
+            [(ev.pmid, f"{ev.title}\n{ev.abstract}") for ev in cited],
+            {ev.pmid: self.selector.abbreviations(ev) for ev in cited},
+        )
+
+    def _harmed(self, sentence: SentenceAnnotation, span: SentenceSpan) -> SentenceAnnotation:
+        """A sentence with no claim that failed a check, with the harm of what it names read
+        with the line that introduced its list ("Contraindicated drugs: ketoprofen")."""
+        text = strip_citations(sentence.text, sentence.citations)
+        lead = span.lead.strip().rstrip(":").strip()
+        [harm] = self.harm.score_batch([f"{lead}: {text}" if lead else text])
+        return _scored(replace(sentence, harm=harm.level, harm_reasons=harm.reasons))
 
     def _sentence_results(self, item: _Pending) -> tuple[CheckResult, ...]:
         """The sentence-scope checks' results (quotes): the sentence against its abstracts."""
@@ -1019,12 +1044,17 @@ def _not_checkworthy(
     index: int,
     citations: tuple[Citation, ...],
     quotes: tuple[QuoteCheck, ...] = (),
+    named: CheckResult | None = None,
 ) -> SentenceAnnotation:
-    """Nothing to check, unless it cites a reference that was never given; what it quotes is
-    still checked (a misquote is reported whatever the sentence around it says)."""
+    """Nothing to judge, unless it cites a reference that was never given, or names what the
+    records it cites never name (``named``: ``Verifier._names_cited``, then ``unsupported``);
+    what it quotes is still checked (a misquote is reported whatever the sentence around it
+    says)."""
     fabricated = any(not c.valid for c in citations)
     verdict = Verdict.INVALID_CITATION if fabricated else Verdict.NOT_CHECKWORTHY
-    checks = tuple(_quote_result(q) for q in quotes)
+    if not fabricated and named is not None and not named.passed:
+        verdict = Verdict.UNSUPPORTED
+    checks = tuple(_quote_result(q) for q in quotes) + ((named,) if named is not None else ())
     return _scored(
         SentenceAnnotation(
             index,

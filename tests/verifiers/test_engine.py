@@ -277,3 +277,22 @@ def test_a_list_item_is_not_judged_as_a_fragment(
     item = bundled_verifier.verify(answer, evidence).sentences[1]
     assert item.claims[0].text == "Effector Treg cells express high amounts of integrin αvβ8."  # noqa: RUF001
     assert item.verdict is Verdict.SUPPORTED
+
+
+def test_a_cited_name_under_a_label_must_be_in_what_it_cites(
+    entailing_verifier: Verifier, evidence: list[Evidence]
+) -> None:
+    """Under a label (no claim to complete) a bare name states nothing to judge, but a cited
+    one must be named by the record it cites: a name it never gives is `unsupported`, with the
+    entity check that decided it (it went out as talk, and the answer `faithful`)."""
+    answer = "**CX3CL1 receptors:**\n- CX3CR1 [PMID:21366394]\n- CCR7 [PMID:21366394]\n"
+    report = entailing_verifier.verify(answer, evidence)
+    assert verdicts(report) == [
+        Verdict.NOT_CHECKWORTHY,
+        Verdict.NOT_CHECKWORTHY,
+        Verdict.UNSUPPORTED,
+    ]
+    named, wrong = report.sentences[1].checks[0], report.sentences[2].checks[0]
+    assert named.name == "entity" and named.passed
+    assert wrong.name == "entity" and not wrong.passed and wrong.detail.endswith("CCR7")
+    assert report.faithful is False and report.sentences[2].risk == 1.0

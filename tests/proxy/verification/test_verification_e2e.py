@@ -311,3 +311,25 @@ def test_answer_without_evidence_says_so(
     assert report["status"] == "flagged" and report["error"] is None  # risk 1 > 0.5
     assert [s["verdict"] for s in report["sentences"]] == ["uncited"]
     assert report["faithful"] is False
+
+
+@pytest.mark.parametrize(
+    "lead", ["Patients in the trial were pretreated with:", "**Drugs in the trial:**"]
+)
+def test_a_streamed_list_of_names_is_verified_item_by_item(
+    verifying: RunningProxy, emulator: RunningEmulator, lead: str
+) -> None:
+    """A list of bare names went out `not_checkworthy`, so a wrong drug passed as talk and the
+    answer was `verified`. Each item is now the claim its lead makes of it or, under a label, a
+    name its citation must bear out."""
+    emulator.emulator.reply = (
+        f"{CLEAN}\n\n{lead}\n- ibuprofen [PMID:12442934]\n- ketoprofen [PMID:12442934]\n"
+    )
+    chunks = _stream(verifying, None)
+    (report,) = _annotations(chunks, "report")
+    ibuprofen, ketoprofen = report["sentences"][-2:]
+    assert ibuprofen["verdict"] in ("supported", "not_checkworthy"), ibuprofen
+    assert ketoprofen["verdict"] == "unsupported", ketoprofen
+    failed = [c for c in (ketoprofen["claims"] or [ketoprofen])[0]["checks"] if not c["passed"]]
+    assert any(c["name"] == "entity" and "ketoprofen" in c["detail"] for c in failed), failed
+    assert report["status"] != "verified" and report["faithful"] is False
