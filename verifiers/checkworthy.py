@@ -101,6 +101,9 @@ _TALK_TOKENS = content_tokens(_TALK_WORDS)
 # A phrase that qualifies an aside ("... is needed in children", "I don't know of any trials").
 _QUALIFIER = re.compile(r"\s*(?:in|on|of|for|about|among|with|into|across|beyond)\b", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
+_TERM_WORDS = 4  # a list item this short with no verb names something (``bare_term``)
+# Answers a list item may give that name nothing ("- Yes [PMID:1]", "- Unclear").
+_ANSWER_TOKENS = content_tokens("yes maybe none unknown unclear uncertain neither applicable")
 _THANKED_WORDS = 3  # "Thank you for your question about statins and muscle pain"
 # Words that only point at what follows them in the same piece ("Please note that metformin is
 # contraindicated in ..."): the rest of the piece decides.
@@ -252,6 +255,27 @@ def list_lead(lead: str, item: str) -> str | None:
     if not words or not asserting_pieces(words) or not has_verb(words, finite=True):
         return None
     return words if is_checkworthy(f"{words} {item}") else None
+
+
+def bare_term(item: str) -> str | None:
+    """What a list item names when it only names something ("Hirschsprung disease",
+    "**casirivimab**", "IL-6", "**Key finding:** tenecteplase" names "tenecteplase"): a few
+    words, no quantity, no comparison, no verb; None otherwise. Judged alone it is a fragment
+    the model reads as it likes; what can be checked is that the record it cites names it."""
+    term = without_emphasis(item[_label_length(item) :]).strip().rstrip(".;,").strip()
+    words = term.split()
+    if not words or len(words) > _TERM_WORDS or has_verb(term) or _comparison(term):
+        return None
+    if len(words) >= 3 and _plural(words[0].lower()):
+        return None  # a clause whose verb no lexicon holds: "Platelets transport serotonin"
+    if any(_DIGIT.search(q.text) for q in extract_quantities(term)):
+        return None  # "20% lower mortality" states a finding; "IL-6" and "miR-214" are names
+    return term if content_tokens(term) - _TALK_TOKENS - _ANSWER_TOKENS else None
+
+
+def _comparison(item: str) -> bool:
+    """Whether ``item`` holds a comparison sign ("age ≥70", "HbA1c < 7%")."""
+    return any(sign in item for sign in "<>≤≥")
 
 
 def _states_a_finding(line: str) -> bool:

@@ -46,9 +46,9 @@ from verifiers._types import (
     Verdict,
 )
 from verifiers.checks import Check, CheckInput, Effect, Scope, get_checks
-from verifiers.checks.entities import check_entities
+from verifiers.checks.entities import check_cited_term, check_entities
 from verifiers.checks.negation import negated_alike, without_negation
-from verifiers.checkworthy import is_checkworthy, list_lead
+from verifiers.checkworthy import bare_term, is_checkworthy, list_lead
 from verifiers.citations import parse_citations, strip_citations
 from verifiers.claims import ClaimSpan, Decomposer, create_decomposer
 from verifiers.confidence import ClaimSignals, ConfidenceModel, load_confidence
@@ -397,8 +397,10 @@ class Verifier:
             quotes = _check_quotes(citations, by_id, evidence)
             lead = _list_lead(span, citations, ids)
             cited = tuple(dict.fromkeys(by_id[c.pmid] for c in citations if c.valid))
-            if not lead and not is_checkworthy(strip_citations(span.text, citations), span.heading):
-                named = self._names_cited(strip_citations(span.text, citations), cited)
+            said = strip_citations(span.text, citations)
+            term = bare_term(said) if not lead and span.list_item and cited else None
+            if term or (not lead and not is_checkworthy(said, span.heading)):
+                named = self._names_cited(term or said, cited, term=term is not None)
                 result = _not_checkworthy(span, index, citations, quotes, named)
                 if result.verdict is Verdict.UNSUPPORTED:
                     result = self._harmed(result, span)
@@ -456,17 +458,23 @@ class Verifier:
         timer.add("harm", mark)
         return [results[i] for i in sorted(results)]
 
-    def _names_cited(self, text: str, cited: Sequence[Evidence]) -> CheckResult | None:
+    def _names_cited(
+        self, text: str, cited: Sequence[Evidence], *, term: bool = False
+    ) -> CheckResult | None:
         """Whether the names a sentence with nothing to judge gives are in what it cites ("- BRCA1
         [PMID:1]" under a label): a cited name is a claim about the record, and a list of wrong
-        names went out as talk. None where it cites nothing or names nothing."""
+        names went out as talk. ``term``: ``text`` is what a bare list item names
+        (``bare_term``), whose words the record must state when it names no symbol or drug ("-
+        fever [PMID:1]"). None where it cites nothing or names nothing."""
         if not cited:
             return None
-        return check_entities(
-            text,
-            [(ev.pmid, f"{ev.title}\n{ev.abstract}") for ev in cited],
-            {ev.pmid: self.selector.abbreviations(ev) for ev in cited},
+        records = [(ev.pmid, f"{ev.title}\n{ev.abstract}") for ev in cited]
+        named = check_entities(
+            text, records, {ev.pmid: self.selector.abbreviations(ev) for ev in cited}
         )
+        if named is None and term:
+            return check_cited_term(text, records)
+        return named
 
     def _harmed(self, sentence: SentenceAnnotation, span: SentenceSpan) -> SentenceAnnotation:
         """A sentence with no claim that failed a check, with the harm of what it names read

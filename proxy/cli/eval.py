@@ -12,7 +12,7 @@ import argparse
 import importlib
 
 EVAL_TARGETS: tuple[str, ...] = (
-    "nli", "answers", "shapes", "retrieval", "segmentation", "citations", "harm",
+    "nli", "answers", "shapes", "lists", "retrieval", "segmentation", "citations", "harm",
 )  # fmt: skip
 
 

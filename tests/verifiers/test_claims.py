@@ -5,7 +5,7 @@ import pytest
 import respx
 
 from bench.hidden_findings import FINDINGS, TALK_SHAPES, fill
-from verifiers.checkworthy import is_checkworthy, list_lead
+from verifiers.checkworthy import bare_term, is_checkworthy, list_lead
 from verifiers.claims import LLMDecomposer, RuleDecomposer, create_decomposer
 
 
@@ -235,6 +235,27 @@ def test_a_short_line_before_a_colon_is_checked_when_it_states_a_finding(
     measured quantity, a negation or a verb its complement closes says something of its own
     (each went out unverified)."""
     assert is_checkworthy(line) is checked
+
+
+@pytest.mark.parametrize(
+    ("item", "term"),
+    [
+        ("Hirschsprung disease", "Hirschsprung disease"),
+        ("**casirivimab**", "casirivimab"),
+        ("**Key finding:** tenecteplase.", "tenecteplase"),  # the label names nothing
+        ("airway smooth muscle", "airway smooth muscle"),
+        ("fever", "fever"),
+        ("IL-6", "IL-6"),  # a number in a name is no quantity
+        ("age ≥70", None),  # a comparison: a finding, judged
+        ("20% lower mortality", None),  # a number: a finding, judged
+        ("Lowers LDL", None),  # a verb: a clause
+        ("mild to moderate renal impairment in older adults", None),  # too long for a name
+        ("**Yes**", None),  # an answer names nothing
+        ("Key findings", None),  # nor does a label
+    ],
+)
+def test_a_bare_term_only_names_something(item: str, term: str | None) -> None:
+    assert bare_term(item) == term
 
 
 @pytest.mark.parametrize(

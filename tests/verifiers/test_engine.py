@@ -296,3 +296,27 @@ def test_a_cited_name_under_a_label_must_be_in_what_it_cites(
     assert named.name == "entity" and named.passed
     assert wrong.name == "entity" and not wrong.passed and wrong.detail.endswith("CCR7")
     assert report.faithful is False and report.sentences[2].risk == 1.0
+
+
+def test_a_cited_bare_term_must_be_stated_by_what_it_cites(
+    entailing_verifier: Verifier, evidence: list[Evidence]
+) -> None:
+    """A bare term under a label names no symbol: judged alone it was a fragment the model read
+    as it liked, so a term its record never states could pass as supported. Its words must now
+    stand in the cited record, in a row."""
+    answer = (
+        "**Sites of CX3CL1 expression:**\n"
+        "- airway smooth muscle [PMID:21366394]\n"
+        "- liver [PMID:21366394]\n"
+        "- lung muscle [PMID:21366394]\n"
+    )
+    report = entailing_verifier.verify(answer, evidence)
+    assert verdicts(report) == [
+        Verdict.NOT_CHECKWORTHY,
+        Verdict.NOT_CHECKWORTHY,
+        Verdict.UNSUPPORTED,
+        Verdict.UNSUPPORTED,  # both words are in the abstract, never together
+    ]
+    stated, liver = report.sentences[1].checks[0], report.sentences[2].checks[0]
+    assert stated.passed and stated.pmid == "21366394"
+    assert not liver.passed and liver.detail.endswith("liver")

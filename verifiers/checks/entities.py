@@ -23,6 +23,7 @@ support as a missing name does.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from verifiers._types import CheckResult
@@ -31,12 +32,16 @@ from verifiers.checks.name_slots import Swap, misdefined_names, swapped_names
 from verifiers.checks.names import GENERIC, drugs, symbols
 from verifiers.checks.normalise import (
     GREEK_AS_LATIN,
+    content_sequence,
     content_tokens,
     normalise,
     without_section_labels,
 )
 
 ENTITY = "entity"
+_PREFIX_LETTERS = 4  # a bare term's word this long may stand for a longer form of it
+# Where a bare term lists several ("ExpansionHunter and ExpansionHunter Denovo"): each is read.
+_CONJUNCTS = re.compile(r"\s*[,;]\s*(?:(?:and|or)\s+)?|\s+(?:and|or|and/or)\s+", re.IGNORECASE)
 SWAPPED_ENTITY = "swapped_entity"
 
 
@@ -83,6 +88,42 @@ def check_generic_names(claim: str, texts: Sequence[tuple[str, str]]) -> CheckRe
     if not missing:
         return None
     return CheckResult(ENTITY, False, f"not in the cited evidence: {', '.join(missing)}")
+
+
+def check_cited_term(term: str, texts: Sequence[tuple[str, str]]) -> CheckResult | None:
+    """Whether one of ``texts`` (PMID and text of the records cited) states ``term``, a bare
+    list item that names no symbol or drug ("Hirschsprung disease", "fever"): its content words
+    in a row, as ``content_tokens`` reads them ("seizures" in "seizure"). None when it has no
+    content word or nothing is cited."""
+    parts = [p for p in _CONJUNCTS.split(term) if content_sequence(p)]
+    if not parts or not texts:
+        return None
+    read = [(pmid, content_sequence(without_section_labels(text))) for pmid, text in texts]
+    missing, found_in = [], None
+    for part in parts:
+        wanted = content_sequence(part)
+        pmid = next(
+            (p for p, have in read if any(_starts_run(have, i, wanted) for i in range(len(have)))),
+            None,
+        )
+        if pmid is None:
+            missing.append(part)
+        found_in = found_in or pmid
+    if missing:
+        return CheckResult(
+            ENTITY, False, f"not in the evidence for this claim: {', '.join(missing)}"
+        )
+    return CheckResult(ENTITY, True, f"named in the evidence: {term}", found_in)
+
+
+def _starts_run(have: Sequence[str], at: int, wanted: Sequence[str]) -> bool:
+    """Whether ``wanted`` stands in ``have`` from ``at``, each word as written or, from four
+    letters, as the start of a longer form ("neurologic exam" in "neurologic examination")."""
+    found = have[at : at + len(wanted)]
+    return len(found) == len(wanted) and all(
+        word == got or (len(word) >= _PREFIX_LETTERS and got.startswith(word))
+        for word, got in zip(wanted, found, strict=True)
+    )
 
 
 def _names_generic(name: str, text: str) -> bool:

@@ -123,7 +123,12 @@ def cased_tokens(text: str) -> list[str]:
 
 def content_tokens(text: str) -> set[str]:
     """Tokens that carry content (stopwords dropped, common suffixes stripped) for overlap."""
-    return {_stem(t) for t in tokens(text) if t not in _STOPWORDS}
+    return set(content_sequence(text))
+
+
+def content_sequence(text: str) -> list[str]:
+    """``content_tokens`` in the order the text has them, repeats kept."""
+    return [_stem(t) for t in tokens(text) if t not in _STOPWORDS]
 
 
 def _stem(token: str) -> str:

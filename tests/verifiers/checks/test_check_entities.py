@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from verifiers import Verdict, Verifier
-from verifiers.checks.entities import check_entities, check_generic_names
+from verifiers.checks.entities import check_cited_term, check_entities, check_generic_names
 from verifiers.checks.names import drugs, symbols
 from verifiers.nli import NLIPair, NLIScores
 from verifiers.windows import WindowSelector, make_evidence
@@ -152,3 +152,13 @@ def test_a_word_written_in_capitals_for_emphasis_names_nothing() -> None:
     assert check_entities(f"IMPORTANT: {window}", evidence).passed  # type: ignore[union-attr]
     swapped = check_entities(f"NOTE: {window.replace('CX3CR1', 'CCR7', 1)}", evidence)
     assert swapped is not None and not swapped.passed and swapped.detail.endswith("CCR7")
+
+
+def test_a_cited_bare_term_is_read_word_by_word_and_conjunct_by_conjunct() -> None:
+    window = next(s for s in _sentences("21366394") if "airway smooth muscle" in s)
+    evidence = [("21366394", window)]
+    stated = check_cited_term("airway smooth muscles and lung endothelium", evidence)
+    assert stated is not None and stated.passed  # a plural, two terms
+    missing = check_cited_term("airway smooth muscle, lung muscle and liver", evidence)
+    assert missing is not None and not missing.passed
+    assert missing.detail.endswith("lung muscle, liver")  # both words stand apart, never so

@@ -26,7 +26,7 @@ from verifiers.checks import (
     check_numbers,
     extract_quantities,
 )
-from verifiers.checks.entities import check_entities, check_generic_names
+from verifiers.checks.entities import check_cited_term, check_entities, check_generic_names
 from verifiers.checks.name_slots import swapped_names
 from verifiers.checks.negation import is_negated, negated_alike, without_negation
 from verifiers.checks.numbers import check_labelled_numbers
@@ -126,6 +126,9 @@ def test_checks_run_on_every_text(source: Path) -> None:
             assert all(r.passed for r in aligned), (sentence[:200], aligned)
             entities = check_entities(sentence, evidence)
             assert entities is None or entities.passed, (sentence[:200], entities)
+            # A sentence read as a bare term states itself.
+            term = check_cited_term(sentence, [("self", sentence)])
+            assert term is None or term.passed, (sentence[:200], term)
             generic = check_generic_names(sentence, evidence)
             assert generic is None, (sentence[:200], generic)
             # Every name of a sentence stands in its own place in that sentence.
