@@ -101,6 +101,8 @@ _TALK_TOKENS = content_tokens(_TALK_WORDS)
 # A phrase that qualifies an aside ("... is needed in children", "I don't know of any trials").
 _QUALIFIER = re.compile(r"\s*(?:in|on|of|for|about|among|with|into|across|beyond)\b", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
+# Labels of what an answer lists about itself, not of the world ("References:", "Sources:").
+_LISTING_TOKENS = content_tokens("references reference bibliography citations notes note links")
 _TERM_WORDS = 4  # a list item this short with no verb names something (``bare_term``)
 # Answers a list item may give that name nothing ("- Yes [PMID:1]", "- Unclear").
 _ANSWER_TOKENS = content_tokens("yes maybe none unknown unclear uncertain neither applicable")
@@ -241,19 +243,25 @@ def is_checkworthy(sentence: str, heading: bool = False) -> bool:
     return len(content_tokens(said)) >= MIN_CONTENT_TOKENS
 
 
-def list_lead(lead: str, item: str) -> str | None:
+def list_lead(lead: str, item: str, *, labels: bool = False) -> str | None:
     """The words of ``lead``, the line that introduced a list ("The core subunits are:"), that
     complete a list ``item`` that is no clause of its own ("WDR5", "aspirin 81 mg") into a claim
     ("The core subunits are WDR5"), or None: where the item says something alone (a verb of its
-    own and enough words: "Lowers LDL by 30%"), the lead is talk ("Here are the subunits:") or
-    a label with no verb ("Key findings:", "References:"), or the two still say too little.
-    Unread, a list of bare names went out unverified however wrong its names were, and a
-    fragment judged alone is one the model calls anything but supported."""
+    own and enough words: "Lowers LDL by 30%"), the lead is talk ("Here are the subunits:"), or
+    the two still say too little. A label with no verb ("Cures for cancer:") completes nothing
+    unless ``labels`` (an uncited item, which no record can check): then the claim reads
+    "Cures for cancer: homeopathy", and talk labels ("Key findings:", "References:") still
+    complete nothing. Unread, a list of bare names went out unverified however wrong its names
+    were, and a fragment judged alone is one the model calls anything but supported."""
     if has_verb(item, finite=True) and is_checkworthy(item):
         return None
     words = without_emphasis(lead).strip().rstrip(":").strip()
-    if not words or not asserting_pieces(words) or not has_verb(words, finite=True):
+    if not words or not asserting_pieces(words):
         return None
+    if not has_verb(words, finite=True):
+        if not labels or not content_tokens(words) - _TALK_TOKENS - _LISTING_TOKENS:
+            return None
+        words += ":"
     return words if is_checkworthy(f"{words} {item}") else None
 
 

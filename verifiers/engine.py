@@ -138,6 +138,9 @@ class _Pending:
     # The abstract sentences holding its quotes, when they were found where cited: its claims
     # are judged against these alone. None: windows are chosen as for an unquoted sentence.
     premise: tuple[Window, ...] | None
+    # A list item read with its lead whose own words the evidence does not state: its claim is
+    # not supported, whatever the model reads into the lead.
+    unnamed: CheckResult | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -395,8 +398,8 @@ class Verifier:
             index = first_index + offset
             citations = _with_stripped(parse_citations(span.text, ids), span.start, stripped)
             quotes = _check_quotes(citations, by_id, evidence)
-            lead = _list_lead(span, citations, ids)
             cited = tuple(dict.fromkeys(by_id[c.pmid] for c in citations if c.valid))
+            lead = _list_lead(span, citations, ids, labels=not citations)
             said = strip_citations(span.text, citations)
             term = bare_term(said) if not lead and span.list_item and cited else None
             if term or (not lead and not is_checkworthy(said, span.heading)):
@@ -414,8 +417,23 @@ class Verifier:
                 else tuple(self.decomposer.decompose(masked))
             )
             premise = _quote_windows(quotes, by_id)
+            # A lead entailed by the evidence carries any item along ("... is increased in:"
+            # then "- liver"): what the item names must be stated as well.
+            named = (
+                self._names_cited(bare_term(said) or "", candidates, term=True) if lead else None
+            )
             pending.append(
-                _Pending(span, index, citations, candidates, claim_spans, masked, quotes, premise)
+                _Pending(
+                    span,
+                    index,
+                    citations,
+                    candidates,
+                    claim_spans,
+                    masked,
+                    quotes,
+                    premise,
+                    named if named is not None and not named.passed else None,
+                )
             )
         mark = timer.add("claims", mark)
         texts = [_claim_text(p, c) for p in pending for c in p.claims]
@@ -433,6 +451,8 @@ class Verifier:
             past_quote = False
             for claim_span in item.claims:
                 outcome, assessment = next(judged), next(harms)
+                if item.unnamed is not None:
+                    outcome = _unnamed(outcome, item.unnamed)
                 past_quote = past_quote or outcome.past_quote
                 claims.append(
                     Claim(
@@ -841,7 +861,7 @@ class Verifier:
                 verdict = Verdict.INVALID_CITATION
             elif not is_checkworthy(
                 strip_citations(span.text, citations), span.heading
-            ) and not _list_lead(span, citations, ids):
+            ) and not _list_lead(span, citations, ids, labels=not citations):
                 verdict = Verdict.NOT_CHECKWORTHY
             annotation = SentenceAnnotation(
                 index,
@@ -1038,13 +1058,24 @@ def _review_reason(verdict: Verdict, claims: Sequence[Claim]) -> str:
     )
 
 
-def _list_lead(span: SentenceSpan, citations: Sequence[Citation], ids: Sequence[str]) -> str | None:
+def _unnamed(outcome: ClaimJudgement, failed: CheckResult) -> ClaimJudgement:
+    """``outcome`` with the failed check of what a list item names: support withheld."""
+    verdict = outcome.verdict
+    if verdict in (Verdict.SUPPORTED, Verdict.PARTIALLY_SUPPORTED):
+        verdict = Verdict.UNSUPPORTED
+    return replace(outcome, verdict=verdict, checks=(*outcome.checks, failed))
+
+
+def _list_lead(
+    span: SentenceSpan, citations: Sequence[Citation], ids: Sequence[str], *, labels: bool
+) -> str | None:
     """For a list item that is no clause of its own, the words of the line that introduced its
-    list that make it a claim (``checkworthy.list_lead``), citations left out of both."""
+    list that make it a claim (``checkworthy.list_lead``; ``labels``: a label completes it
+    too), citations left out of both."""
     if not span.lead:
         return None
     lead = strip_citations(span.lead, parse_citations(span.lead, ids))
-    return list_lead(lead, strip_citations(span.text, citations))
+    return list_lead(lead, strip_citations(span.text, citations), labels=labels)
 
 
 def _not_checkworthy(

@@ -320,3 +320,36 @@ def test_a_cited_bare_term_must_be_stated_by_what_it_cites(
     stated, liver = report.sentences[1].checks[0], report.sentences[2].checks[0]
     assert stated.passed and stated.pmid == "21366394"
     assert not liver.passed and liver.detail.endswith("liver")
+
+
+def test_a_lead_the_evidence_entails_carries_no_item_it_does_not_name(
+    entailing_verifier: Verifier, evidence: list[Evidence]
+) -> None:
+    """Read with its lead, an item's claim is mostly the lead's words, which the evidence
+    entails: "... is increased upon allergen challenge in liver." was `supported`. What the item
+    names must be stated by its evidence too."""
+    answer = (
+        "In asthma, CX3CL1 expression is increased upon allergen challenge in:\n"
+        "- airway smooth muscle [PMID:21366394]\n"
+        "- liver [PMID:21366394]\n"
+    )
+    _, stated, unstated = entailing_verifier.verify(answer, evidence).sentences
+    assert unstated.verdict is Verdict.UNSUPPORTED
+    assert any(c.name == "entity" and not c.passed for c in unstated.claims[0].checks)
+    assert all(c.passed for c in stated.claims[0].checks if c.name == "entity")
+
+
+def test_an_uncited_item_under_a_label_is_read_with_the_label(
+    entailing_verifier: Verifier, evidence: list[Evidence]
+) -> None:
+    """With no citation there is no record to check a bare name against, and under a label it
+    went out `not_checkworthy`: it is now the claim the label makes of it, `uncited`. Labels of
+    the answer itself ("References:", "Key findings:") make none."""
+    answer = "**Cures for cancer:**\n- homeopathy\n\n**References:**\n- Smith and Jones\n"
+    label, cure, references, reference = entailing_verifier.verify(answer, evidence).sentences
+    assert cure.verdict is Verdict.UNCITED
+    assert (
+        cure.claims[0].text.startswith("Cures for cancer") and "homeopathy" in cure.claims[0].text
+    )
+    assert (label.verdict, references.verdict) == (Verdict.NOT_CHECKWORTHY,) * 2
+    assert reference.claims == () or not reference.claims[0].text.startswith("References")
