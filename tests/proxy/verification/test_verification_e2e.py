@@ -333,3 +333,23 @@ def test_a_streamed_list_of_names_is_verified_item_by_item(
     failed = [c for c in (ketoprofen["claims"] or [ketoprofen])[0]["checks"] if not c["passed"]]
     assert any(c["name"] == "entity" and "ketoprofen" in c["detail"] for c in failed), failed
     assert report["status"] != "verified" and report["faithful"] is False
+
+
+def test_gate_withholds_a_wrong_dose_written_as_a_list_item(
+    verifying: RunningProxy, emulator: RunningEmulator
+) -> None:
+    """A tenfold dose as a list item under its lead never reaches the client in gate mode,
+    read with its lead as it was read alone before: its number contradicts the abstract."""
+    emulator.emulator.reply = (
+        f"{CLEAN}\n\nAll patients were injected intrathecally with:\n"
+        "- bupivacaine 200 mg [PMID:12442934]\n- morphine 0.1 mg [PMID:12442934]\n"
+    )
+    chunks = _stream(verifying, "clinical-strict")
+    text = _content(chunks)
+    assert text.startswith(CLEAN)
+    assert "200 mg" not in text and "200 mg" not in json.dumps([c.model_dump() for c in chunks])
+    (report,) = _annotations(chunks, "report")
+    dose = next(s for s in report["sentences"] if s["verdict"] == "contradicted")
+    assert dose["verdict"] == "contradicted" and dose["action"] in ("block", "redact")
+    assert dose["withheld"]  # its words are not in the annotation either
+    assert report["status"] in ("blocked", "redacted")
