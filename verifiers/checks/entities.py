@@ -95,7 +95,7 @@ def check_cited_term(term: str, texts: Sequence[tuple[str, str]]) -> CheckResult
     list item that names no symbol or drug ("Hirschsprung disease", "fever"): its content words
     in a row, as ``content_tokens`` reads them ("seizures" in "seizure"). None when it has no
     content word or nothing is cited."""
-    parts = [p for p in _CONJUNCTS.split(term) if content_sequence(p)]
+    parts = [p for p in _CONJUNCTS.split(without_section_labels(term)) if content_sequence(p)]
     if not parts or not texts:
         return None
     read = [(pmid, content_sequence(without_section_labels(text))) for pmid, text in texts]
