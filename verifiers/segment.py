@@ -21,6 +21,8 @@ from functools import lru_cache
 
 import pysbd
 
+# A character of a word: a stretch between pysbd's sentences holding one is a sentence too.
+_WORD_CHARACTER = re.compile(r"\w")
 # A list item's marker: a bullet or a number.
 _LIST_MARKER = re.compile(r"[-*+•]|\d{1,3}[.)]")
 # A sentence that introduces a list: it ends in a colon, emphasis or citations after it or not
@@ -207,25 +209,54 @@ def _blocks(text: str, opening: _Block) -> list[tuple[int, int, _Block]]:
 
 def _segment_block(text: str, start: int, end: int) -> list[SentenceSpan]:
     pieces: list[tuple[int, int]] = []
-    cursor = start
-    for raw in pysbd_segmenter().segment(text[start:end]):
-        stripped = raw.strip()
-        if not stripped:
-            continue
-        found = text.find(stripped, cursor, end)
-        if found < 0:  # pysbd altered the text; fall back to its own length
-            found = cursor + len(raw) - len(raw.lstrip())
-        piece_end = found + len(stripped)
+    for found, piece_end in _located(text, start, end):
         if pieces and _continues(text, pieces[-1], found):
             pieces[-1] = (pieces[-1][0], piece_end)
         else:
             pieces.append((found, piece_end))
-        cursor = piece_end
     return [
         SentenceSpan(text[a:b].rstrip(), a, a + len(text[a:b].rstrip()))
         for s, e in _with_trailing_citations(text, pieces)
         for a, b in itertools.pairwise([s, *_inner_starts(text, s, e), e])
     ]
+
+
+def _located(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """pysbd's sentences of ``text[start:end]`` as trimmed spans of ``text``, every word inside
+    one. pysbd's own offsets (``Segmenter.segment``) search the whole text once per sentence
+    with a freshly compiled pattern, and they drop a sentence whose text its rules altered ("M
+    ☉ ." comes back as "M ?!"): that text would reach no verdict. So its sentences are found
+    here in order, and a stretch none of them covers that holds a word is a sentence too."""
+    located: list[tuple[int, int]] = []
+    cursor = start
+    for raw in pysbd_segmenter().processor(text[start:end]).process():
+        stripped = raw.strip()
+        found = text.find(stripped, cursor, end) if stripped else -1
+        if found < 0:  # altered: past the words it kept; the stretch is covered below
+            kept = text[cursor:end].lstrip()
+            cursor = end - len(kept) + _common_prefix(stripped, kept)
+            continue
+        located.append((found, found + len(stripped)))
+        cursor = found + len(stripped)
+    bounds = [start, *itertools.chain.from_iterable(located), end]
+    gaps = [
+        _trimmed(text, a, b)
+        for a, b in zip(bounds[::2], bounds[1::2], strict=True)
+        if _WORD_CHARACTER.search(text, a, b)
+    ]
+    return sorted(located + gaps)
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """How many characters ``a`` and ``b`` share from the start."""
+    shorter = min(len(a), len(b))
+    return next((i for i in range(shorter) if a[i] != b[i]), shorter)
+
+
+def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
+    """``start`` and ``end`` moved inwards past whitespace."""
+    piece = text[start:end]
+    return start + len(piece) - len(piece.lstrip()), end - len(piece) + len(piece.rstrip())
 
 
 def _inner_starts(text: str, start: int, end: int) -> list[int]:

@@ -41,6 +41,22 @@ def test_offsets_index_the_text() -> None:
         assert answer[span.start : span.end] == span.text
 
 
+def test_text_pysbd_rewrites_still_reaches_a_sentence() -> None:
+    # Factcheck-GPT's evidence (Apache-2.0): pysbd hands back "... M ?!" for "M ☉ .", and its
+    # own offsets dropped that sentence, so its words reached no verdict; the "." it splits
+    # off then matched the decimal point of "2.35".
+    text = (
+        "The most massive neutron star detected so far, PSR J0952\u20130607 , is estimated to be "
+        "2.35 \u00b1 0.17 M \u2609 . [8] Neutron stars are small. They spin."
+    )
+    assert texts(text) == [
+        "The most massive neutron star detected so far, PSR J0952\u20130607 , is estimated to be "
+        "2.35 \u00b1 0.17 M \u2609 . [8]",
+        "Neutron stars are small.",
+        "They spin.",
+    ]
+
+
 def test_markdown_lists_and_headings_are_boundaries_without_markers() -> None:
     answer = (
         "## Findings\n"
