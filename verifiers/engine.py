@@ -399,8 +399,8 @@ class Verifier:
             citations = _with_stripped(parse_citations(span.text, ids), span.start, stripped)
             quotes = _check_quotes(citations, by_id, evidence)
             cited = tuple(dict.fromkeys(by_id[c.pmid] for c in citations if c.valid))
-            lead = _list_lead(span, citations, ids, labels=not citations)
             said = strip_citations(span.text, citations)
+            lead = _list_lead(span, said, ids, labels=not citations)
             term = bare_term(said) if not lead and span.list_item and cited else None
             if term or (not lead and not is_checkworthy(said, span.heading)):
                 named = self._names_cited(term or said, cited, term=term is not None)
@@ -419,9 +419,8 @@ class Verifier:
             premise = _quote_windows(quotes, by_id)
             # A lead entailed by the evidence carries any item along ("... is increased in:"
             # then "- liver"): what the item names must be stated as well.
-            named = (
-                self._names_cited(bare_term(said) or "", candidates, term=True) if lead else None
-            )
+            lead_term = bare_term(said) if lead else None
+            named = self._names_cited(lead_term, candidates, term=True) if lead_term else None
             pending.append(
                 _Pending(
                     span,
@@ -856,12 +855,13 @@ class Verifier:
         for index, span in enumerate(spans):
             citations = _with_stripped(parse_citations(span.text, ids), span.start, stripped)
             quotes = _check_quotes(citations, by_id, evidence)
+            said = strip_citations(span.text, citations)
             verdict = Verdict.UNSUPPORTED
             if any(not c.valid for c in citations):
                 verdict = Verdict.INVALID_CITATION
-            elif not is_checkworthy(
-                strip_citations(span.text, citations), span.heading
-            ) and not _list_lead(span, citations, ids, labels=not citations):
+            elif not is_checkworthy(said, span.heading) and not _list_lead(
+                span, said, ids, labels=not citations
+            ):
                 verdict = Verdict.NOT_CHECKWORTHY
             annotation = SentenceAnnotation(
                 index,
@@ -1066,16 +1066,14 @@ def _unnamed(outcome: ClaimJudgement, failed: CheckResult) -> ClaimJudgement:
     return replace(outcome, verdict=verdict, checks=(*outcome.checks, failed))
 
 
-def _list_lead(
-    span: SentenceSpan, citations: Sequence[Citation], ids: Sequence[str], *, labels: bool
-) -> str | None:
-    """For a list item that is no clause of its own, the words of the line that introduced its
-    list that make it a claim (``checkworthy.list_lead``; ``labels``: a label completes it
-    too), citations left out of both."""
+def _list_lead(span: SentenceSpan, said: str, ids: Sequence[str], *, labels: bool) -> str | None:
+    """For a list item that is no clause of its own (``said``: its words without citations),
+    the words of the line that introduced its list that make it a claim
+    (``checkworthy.list_lead``; ``labels``: a label completes it too), citations left out."""
     if not span.lead:
         return None
     lead = strip_citations(span.lead, parse_citations(span.lead, ids))
-    return list_lead(lead, strip_citations(span.text, citations), labels=labels)
+    return list_lead(lead, said, labels=labels)
 
 
 def _not_checkworthy(
