@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.verifiers.checks.real_text import unsegmented
 from verifiers.segment import SentenceSpan, StreamSegmenter, segment
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "verification"
@@ -175,6 +176,19 @@ STREAM_TEXT = (
     "| Drug | Finding |\n|:---|---:|\n| Aspirin | It cut strokes. | [PMID:1] |\n| B | C. |\nDone.\n"
     "It fell by day 3.[1] This may help.[2] Bye."
 )
+
+
+# Pieces that stress the segmenter's rules: markdown markers, citations and quotes, a code
+# fence, abbreviations, and characters pysbd rewrites.
+_PIECES = [*"ab Z1.,;:!?()[]\"'-*+#>|`\n\t\u2609\u00b5\u2026\u201c\u201d", "PMID:1", "e.g."]
+_PIECES += ["Fig. 2", "```", "1. ", "- ", "**", "\n\n", '[PMID:1 "x y"]', "M \u2609 ."]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=40).map("".join))
+def test_every_word_lies_in_a_sentence(text: str) -> None:
+    # A word outside every sentence would reach the reader with no verdict at all.
+    assert unsegmented(text) == ""
 
 
 @settings(max_examples=40, deadline=None)

@@ -117,7 +117,7 @@ def _source_texts(source: Path) -> Iterator[str]:
                     yield text
 
 
-def _unsegmented(text: str) -> str:
+def unsegmented(text: str) -> str:
     """The letters and digits of ``text`` outside every sentence ``segment`` finds, a numbered
     list's markers aside."""
     inside = bytearray(len(text))
@@ -134,7 +134,7 @@ def sweep(source: Path, shard: int) -> None:
     for text in itertools.islice(_source_texts(source), shard, None, SHARDS):
         roles.states_design_only(text)  # the engine reads whole windows this way
         # Every word of a text is in one of the engine's sentences: none goes unverified.
-        assert _unsegmented(text) == "", (text[:200], _unsegmented(text))
+        assert unsegmented(text) == "", (text[:200], unsegmented(text))
         sentences = split_sentences(text)
         evidence = [("self", sentence) for sentence in sentences]
         for sentence in sentences:

@@ -3,7 +3,8 @@
 from pathlib import Path
 
 import pytest
-from real_text import DATA, source_id, sources, sweep
+
+from tests.verifiers.checks.real_text import DATA, source_id, sources, sweep
 
 pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"public datasets not at {DATA}")
 
