@@ -227,16 +227,19 @@ def _located(text: str, start: int, end: int) -> list[tuple[int, int]]:
     with a freshly compiled pattern, and they drop a sentence whose text its rules altered ("M
     ☉ ." comes back as "M ?!"): that text would reach no verdict. So its sentences are found
     here in order, and a stretch none of them covers that holds a word is a sentence too."""
+    # pysbd reads a unit separator before a number as part of it and fails on int("\x1f0"),
+    # so it gets a space in its place (one character for one: the offsets hold).
+    block = text[start:end].replace("\x1f", " ")
     located: list[tuple[int, int]] = []
-    cursor = start
-    for raw in pysbd_segmenter().processor(text[start:end]).process():
+    cursor = 0
+    for raw in pysbd_segmenter().processor(block).process():
         stripped = raw.strip()
-        found = text.find(stripped, cursor, end) if stripped else -1
+        found = block.find(stripped, cursor) if stripped else -1
         if found < 0:  # altered: past the words it kept; the stretch is covered below
-            kept = text[cursor:end].lstrip()
-            cursor = end - len(kept) + _common_prefix(stripped, kept)
+            kept = block[cursor:].lstrip()
+            cursor = len(block) - len(kept) + _common_prefix(stripped, kept)
             continue
-        located.append((found, found + len(stripped)))
+        located.append((start + found, start + found + len(stripped)))
         cursor = found + len(stripped)
     bounds = [start, *itertools.chain.from_iterable(located), end]
     gaps = [

@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tests.verifiers.checks.real_text import unsegmented
@@ -181,11 +181,13 @@ STREAM_TEXT = (
 # Pieces that stress the segmenter's rules: markdown markers, citations and quotes, a code
 # fence, abbreviations, and characters pysbd rewrites.
 _PIECES = [*"ab Z1.,;:!?()[]\"'-*+#>|`\n\t\u2609\u00b5\u2026\u201c\u201d", "PMID:1", "e.g."]
-_PIECES += ["Fig. 2", "```", "1. ", "- ", "**", "\n\n", '[PMID:1 "x y"]', "M \u2609 ."]
+_PIECES += ["Fig. 2", "\x1f", "```", "1. ", "- ", "**", "\n\n", '[PMID:1 "x y"]', "M \u2609 ."]
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=40).map("".join))
+@example("\x1f0. ")  # pysbd itself raised on it: int("\x1f0")
+@example("a\u2609")  # pysbd rewrote it, and the sentence was dropped
 def test_every_word_lies_in_a_sentence(text: str) -> None:
     # A word outside every sentence would reach the reader with no verdict at all.
     assert unsegmented(text) == ""

@@ -97,6 +97,15 @@ WRITTEN_AROUND = {
     f"infection [PMID:{FAKE_PMID}].",
     "cited-after-the-full-stop": f"Ibuprofen also halves the rate of {WORD} infection. "
     f"[PMID:{FAKE_PMID}]",
+    # Characters pysbd uses as its own placeholders ("\u261d", "\u2609"): it rewrote the
+    # sentence, and the segmenter lost it from every span.
+    "placeholder-character": f"Ibuprofen also halves the rate of {WORD}\u261d infection "
+    f"[PMID:{FAKE_PMID}].",
+    "placeholder-before-a-full-stop": f"Ibuprofen also halves the rate of {WORD} infection "
+    f"\u2609 . [PMID:{FAKE_PMID}]",
+    # A unit separator before a numbered item made the sentencizer raise: nothing was verified.
+    "unit-separator": f"Ibuprofen also halves the rate of {WORD} infection \x1f1. "
+    f"[PMID:{FAKE_PMID}]",
 }
 
 
@@ -108,7 +117,8 @@ def test_gate_reads_a_sentence_through_what_is_written_around_it(
     """Cited after its full stop, the citation stood alone (redacted) and the sentence went out
     with its words, merely ``uncited``; the sentence now ends at its citation. Opened by a
     lead-in, a greeting or an introducer, it was not check-worthy (only its fabricated citation
-    still caught it); it is now verified, and redacted all the same."""
+    still caught it); it is now verified, and redacted all the same. Written with a character
+    the sentencizer rewrites, it was in no sentence at all."""
     emulator.emulator.reply = f"{SUPPORTED} {WRITTEN_AROUND[written]}"
     received, status = _chat(gate, "", stream=stream)
     assert _leaks(received) == [], received.decode()

@@ -47,7 +47,7 @@ from verifiers.training.benchmarks import split_sentences
 DATA = data_dir(relative_to=Path(__file__).parents[3])
 SHARDS = 3
 MIN_CHARS = 20
-_NUMBERED_ITEM = re.compile(r"(?m)^[ \t]*\d{1,3}[.)]")
+_NUMBERED_ITEM = re.compile(r"(?:^|(?<=\s))\d{1,3}[.)](?!\S)")  # a marker's shape, wherever
 csv.field_size_limit(10**8)
 
 
