@@ -234,7 +234,9 @@ def _located(text: str, start: int, end: int) -> list[tuple[int, int]]:
     cursor = 0
     for raw in pysbd_segmenter().processor(block).process():
         stripped = raw.strip()
-        found = block.find(stripped, cursor) if stripped else -1
+        if not stripped:
+            continue
+        found = block.find(stripped, cursor)
         if found < 0:  # altered: past the words it kept; the stretch is covered below
             kept = block[cursor:].lstrip()
             cursor = len(block) - len(kept) + _common_prefix(stripped, kept)
