@@ -74,6 +74,13 @@ def _print(result: Mapping[str, Any], args: argparse.Namespace) -> None:
     print(f"{'  supported, quote holds half its words':<40}{'-':>16}{grounded:>16}")
     pairs = [f"{column['nli_pairs_per_sentence']:.2f}" for column in (plain, quoted)]
     print(f"{'NLI pairs per sentence':<40}{pairs[0]:>16}{pairs[1]:>16}")
+    print("sentence confidence (all sentences judged, distorted ones included):")
+    for share in ("10%", "20%", "30%"):
+        cells = [f"{c['selective']['error_capture'][share]:.3f}" for c in (plain, quoted)]
+        print(f"{f'  error capture at {share}':<40}{cells[0]:>16}{cells[1]:>16}")
+    for key in ("aurc", "ece"):
+        cells = [f"{c['selective'][key]:.3f}" for c in (plain, quoted)]
+        print(f"{'  ' + key.upper():<40}{cells[0]:>16}{cells[1]:>16}")
     print("distorted sentences caught (or marked), the quote left correct:")
     for kind in PERTURBATIONS:
         a, b = plain["perturbed"][kind], quoted["perturbed"][kind]

@@ -70,6 +70,8 @@ def test_quotes_put_both_renderings_side_by_side_with_the_same_distortions() -> 
     shown = run_cli("answers", *QUOTED, "--quotes", "--examples", "1").stdout
     assert "without quotes" in shown and "misquotes, the sentence as written" in shown
     assert "off-topic uncited sentences called contradicted" in shown
+    ece = next(line for line in shown.splitlines() if line.strip().startswith("ECE"))
+    assert ece.split()[1:] == [f"{c['selective']['ece']:.3f}" for c in (plain, quoted)]
 
 
 def test_the_plain_report_ends_with_the_off_topic_sentences() -> None:
