@@ -93,6 +93,9 @@ class ClaimSignals:
     # The claim repeats a clause of its window and no model scored it (``verifiers.restatement``):
     # nothing here for the confidence model to read, nor to learn from.
     restated: bool = False
+    # Judged against the sentences its quote stands in (``Verifier`` premises), not windows
+    # chosen for it: a verdict of another kind, with heads of its own where they were fitted.
+    quoted: bool = False
 
 
 def features(signals: ClaimSignals) -> tuple[float, ...]:
@@ -204,53 +207,75 @@ class ConfidenceModel:
     heads: Mapping[Verdict, VerdictHead]
     review_below: float
     fit: Mapping[str, Any] = field(default_factory=dict)
+    # Heads for quoted claims (``ClaimSignals.quoted``): a claim read against the words it says
+    # it rests on is right far more often than one read against windows chosen for it, so one
+    # set of heads would call the first too doubtful or the second too sure. Empty: quoted
+    # claims use ``heads``.
+    quoted_heads: Mapping[Verdict, VerdictHead] = field(default_factory=dict)
 
     def probability(self, signals: ClaimSignals) -> float:
-        head = self.heads.get(signals.verdict)
+        heads = self.quoted_heads if signals.quoted and self.quoted_heads else self.heads
+        head = heads.get(signals.verdict)
         if head is None:  # a verdict it was never fitted on: keep the model's own number
             return signals.nli_confidence
         return head.probability(features(signals))
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "model_version": self.model_version,
             "features": list(FEATURES),
             "review_below": self.review_below,
-            "heads": {
-                verdict.value: {
-                    "mean": list(h.mean),
-                    "scale": list(h.scale),
-                    "coef": list(h.coef),
-                    "intercept": h.intercept,
-                    "iso_x": list(h.iso_x),
-                    "iso_y": list(h.iso_y),
-                }
-                for verdict, h in self.heads.items()
-            },
+            "heads": _heads_json(self.heads),
             "fit": dict(self.fit),
         }
+        if self.quoted_heads:
+            out["quoted_heads"] = _heads_json(self.quoted_heads)
+        return out
 
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> ConfidenceModel:
         if tuple(raw["features"]) != FEATURES:
             raise ValueError("confidence model was fitted on other features; refit it")
-        heads = {
-            Verdict(name): VerdictHead(
-                tuple(h["mean"]),
-                tuple(h["scale"]),
-                tuple(h["coef"]),
-                float(h["intercept"]),
-                tuple(h["iso_x"]),
-                tuple(h["iso_y"]),
-            )
-            for name, h in raw["heads"].items()
-        }
-        return cls(str(raw["model_version"]), heads, float(raw["review_below"]), raw.get("fit", {}))
+        return cls(
+            str(raw["model_version"]),
+            _heads_from(raw["heads"]),
+            float(raw["review_below"]),
+            raw.get("fit", {}),
+            _heads_from(raw.get("quoted_heads", {})),
+        )
 
     def save(self, directory: Path) -> Path:
         path = directory / CONFIDENCE_FILE
         path.write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
         return path
+
+
+def _heads_json(heads: Mapping[Verdict, VerdictHead]) -> dict[str, Any]:
+    return {
+        verdict.value: {
+            "mean": list(h.mean),
+            "scale": list(h.scale),
+            "coef": list(h.coef),
+            "intercept": h.intercept,
+            "iso_x": list(h.iso_x),
+            "iso_y": list(h.iso_y),
+        }
+        for verdict, h in heads.items()
+    }
+
+
+def _heads_from(raw: Mapping[str, Any]) -> dict[Verdict, VerdictHead]:
+    return {
+        Verdict(name): VerdictHead(
+            tuple(h["mean"]),
+            tuple(h["scale"]),
+            tuple(h["coef"]),
+            float(h["intercept"]),
+            tuple(h["iso_x"]),
+            tuple(h["iso_y"]),
+        )
+        for name, h in raw.items()
+    }
 
 
 def load_confidence(directory: Path, model_version: str) -> ConfidenceModel | None:

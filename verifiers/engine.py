@@ -416,7 +416,7 @@ class Verifier:
                 if lead
                 else tuple(self.decomposer.decompose(masked))
             )
-            premise = _quote_windows(quotes, by_id)
+            premise = quote_premise(quotes, by_id)
             # A lead entailed by the evidence carries any item along ("... is increased in:"
             # then "- liver"): what the item names must be stated as well.
             lead_term = bare_term(said) if lead else None
@@ -512,12 +512,16 @@ class Verifier:
     # -- NLI ------------------------------------------------------------------------------
 
     def judge_claims(
-        self, claims: Sequence[str], candidates: Sequence[Sequence[Evidence]]
+        self,
+        claims: Sequence[str],
+        candidates: Sequence[Sequence[Evidence]],
+        premises: Sequence[tuple[Window, ...] | None] = (),
     ) -> list[ClaimJudgement]:
         """Judge each claim (plain text, no citation markers) against its candidate evidence,
-        as the engine judges the claims of an answer; ``veriproxy eval`` and the fitting of the
-        confidence model read claims through here. Raises ``NLIError``."""
-        return self._judge(claims, [tuple(c) for c in candidates], _Timer())
+        as the engine judges the claims of an answer; ``premises[i]``, where given, are the
+        sentences claim ``i``'s quote stands in (``quote_premise``). ``veriproxy eval`` and the
+        fitting of the confidence model read claims through here. Raises ``NLIError``."""
+        return self._judge(claims, [tuple(c) for c in candidates], _Timer(), premises)
 
     def _judge(
         self,
@@ -705,6 +709,7 @@ class Verifier:
             global_decided=global_decided,
             failed_effects=tuple(e.value for e in failed),
             passed_checks=sum(c.passed for c in checks),
+            quoted=bool(quote),
         )
         if self.confidence is not None:
             confidence = self.confidence.probability(signals)
@@ -1186,7 +1191,7 @@ def _check_quotes(
     return tuple(checks)
 
 
-def _quote_windows(
+def quote_premise(
     quotes: Sequence[QuoteCheck], by_id: Mapping[str, Evidence]
 ) -> tuple[Window, ...] | None:
     """The abstract sentences that hold the sentence's quotes found where they were cited, as

@@ -113,7 +113,8 @@ def run(args: argparse.Namespace) -> int:
     )
     print(
         f"  with needs_review: supported or marked {result['supported_or_review_rate']:.3f}, "
-        f"falsely contradicted and unmarked {result['false_contradicted_unmarked_rate']:.3f}"
+        f"falsely contradicted and unmarked {result['false_contradicted_unmarked_rate']:.3f}, "
+        f"marked {result['marked_rate']:.3f}"
     )
     selective: dict[str, Any] = result["selective"]  # type: ignore[assignment]
     capture = ", ".join(f"{k} {v:.2f}" for k, v in selective["error_capture"].items())

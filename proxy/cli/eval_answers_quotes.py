@@ -66,6 +66,7 @@ def _print(result: Mapping[str, Any], args: argparse.Namespace) -> None:
         ("  falsely contradicted", "false_contradicted_rate", ".3f"),
         ("  supported or marked needs_review", "supported_or_review_rate", ".3f"),
         ("  falsely contradicted, unmarked", "false_contradicted_unmarked_rate", ".3f"),
+        ("  marked needs_review", "marked_rate", ".3f"),
     )
     for label, key, spec in rows:
         print(f"{label:<40}{plain[key]:>16{spec}}{quoted[key]:>16{spec}}")

@@ -77,6 +77,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "questions; writes confidence.json beside it",
     )
     parser.add_argument(
+        "--quoted-heads-only",
+        action="store_true",
+        help="with --confidence-only: fit only the heads for claims judged against their quote, "
+        "keeping the rest of the confidence.json already in --out",
+    )
+    parser.add_argument(
         "--max-answers",
         type=int,
         default=None,
@@ -150,6 +156,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.confidence_only:
         return _fit_confidence(args)
+    if args.quoted_heads_only:
+        print("train-nli: --quoted-heads-only goes with --confidence-only", file=sys.stderr)
+        return 2
     try:
         out = recalibrate(config) if args.calibrate_only else pipeline(config)
     except ResumeMismatch as exc:
@@ -162,6 +171,7 @@ def run(args: argparse.Namespace) -> int:
 def _fit_confidence(args: argparse.Namespace) -> int:
     import json
 
+    from verifiers.confidence import load_confidence
     from verifiers.config import verifier_config
     from verifiers.engine import Verifier
     from verifiers.training import card
@@ -169,6 +179,14 @@ def _fit_confidence(args: argparse.Namespace) -> int:
 
     nli = {"name": "bundled", "model_dir": str(args.out), "threads": args.threads}
     verifier = Verifier.from_config(verifier_config({"nli": nli}))
+    base = load_confidence(args.out, verifier.nli.version) if args.quoted_heads_only else None
+    if args.quoted_heads_only and base is None:
+        print(
+            f"train-nli: --quoted-heads-only needs a confidence model fitted for "
+            f"{verifier.nli.version} in {args.out}; fit it whole first",
+            file=sys.stderr,
+        )
+        return 2
 
     def progress(done: int, total: int) -> None:
         if done == total or done % 640 == 0:
@@ -181,6 +199,7 @@ def _fit_confidence(args: argparse.Namespace) -> int:
         max_answers=args.max_answers or DEFAULT_MAX_ANSWERS,
         seed=args.seed,
         progress=progress,
+        base=base,
     )
     card.write(args.out)  # the card's confidence section describes the fit just written
     print(json.dumps(model.fit, indent=2))

@@ -19,8 +19,15 @@ from verifiers.confidence import (
     features,
     load_confidence,
 )
+from verifiers.engine import Verifier
+from verifiers.eval.data import data_dir
 from verifiers.nli._base import NLIScores
-from verifiers.training.confidence import centred_isotonic, review_threshold
+from verifiers.training.confidence import (
+    answer_claims,
+    centred_isotonic,
+    review_threshold,
+    source_weights,
+)
 
 WINDOW = "Metformin lowered HbA1c by 1.1% compared with placebo in 120 adults with type 2 diabetes."
 CLAIM = "Metformin lowers HbA1c in adults with type 2 diabetes."
@@ -107,6 +114,29 @@ def test_the_model_round_trips_through_json_and_is_tied_to_its_model_version(
     assert loaded.probability(signals) == model.probability(signals)
     # A verdict without a head keeps the model's own probability.
     assert loaded.probability(_signals(verdict=Verdict.UNSUPPORTED)) == 0.8
+    # Without quoted heads, a quoted claim is read by the others.
+    assert loaded.probability(_signals(quoted=True)) == loaded.probability(signals)
+
+
+def test_quoted_claims_have_heads_of_their_own(tmp_path: Path) -> None:
+    plain = _head(3.0, ((0.2, 0.8), (0.1, 0.5)))
+    quoted = _head(3.0, ((0.2, 0.8), (0.6, 0.95)))
+    model = ConfidenceModel(
+        "nli-v1",
+        {Verdict.SUPPORTED: plain},
+        review_below=0.7,
+        quoted_heads={Verdict.SUPPORTED: quoted},
+    )
+    model.save(tmp_path)
+    loaded = load_confidence(tmp_path, "nli-v1")
+    assert loaded == model
+    signals = _signals()
+    assert loaded.probability(signals) == plain.probability(features(signals))
+    as_quoted = _signals(quoted=True)
+    assert loaded.probability(as_quoted) == quoted.probability(features(as_quoted))
+    assert loaded.probability(as_quoted) > loaded.probability(signals)
+    # A verdict the quoted heads lack keeps the model's own probability, as for the others.
+    assert loaded.probability(_signals(quoted=True, verdict=Verdict.CONTRADICTED)) == 0.8
 
 
 def test_review_threshold_is_the_lowest_that_reaches_the_precision() -> None:
@@ -160,3 +190,27 @@ def test_the_centred_isotonic_map_rises_through_what_would_be_one_step() -> None
     assert plain.tolist().count(0.5) == 8
     mapped = [head.calibrated(x) for x in (3.5, 5.0, 6.5)]  # inside the old step
     assert mapped == pytest.approx([0.5 * 3.5 / 4.5, 0.5 + 0.5 * 0.5 / 4.5, 0.5 + 0.5 * 2 / 4.5])
+
+
+DATA = data_dir(relative_to=Path(__file__).parents[2])
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason=f"public datasets not at {DATA}")
+def test_quoted_training_claims_are_judged_against_their_quote_and_weigh_as_written(
+    entailing_verifier: Verifier,
+) -> None:
+    """The quoted claims of training answers carry the sentences their quote stands in, as
+    the engine reads a quoted citation; written and perturbed claims are two sources, so the
+    fit weighs them the same."""
+    claims = answer_claims(DATA, entailing_verifier, max_answers=20, seed=13, quoted=True)
+    assert {c.source for c in claims} == {"quoted", "quoted perturbed"}
+    for claim in claims:
+        assert claim.premise
+        (record,) = claim.evidence
+        assert all(w.pmid == record.pmid and w.text in record.abstract for w in claim.premise)
+        assert (claim.source == "quoted") == (claim.right == {Verdict.SUPPORTED})
+    plain = answer_claims(DATA, entailing_verifier, max_answers=20, seed=13)
+    assert {c.source for c in plain} == {"answers"} and all(c.premise is None for c in plain)
+    weights = source_weights([c.source for c in claims])
+    written = sum(w for w, c in zip(weights, claims, strict=True) if c.source == "quoted")
+    assert written == pytest.approx(weights.sum() / 2)

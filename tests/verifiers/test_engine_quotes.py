@@ -4,6 +4,7 @@ premise, which checks, what a misquote costs), never how good the model is."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import httpx
@@ -16,6 +17,7 @@ from verifiers import (
     QuoteStatus,
     Verdict,
 )
+from verifiers.confidence import FEATURES, ConfidenceModel, VerdictHead
 from verifiers.engine import Verifier
 from verifiers.eval.pairs import CountingNLI
 from verifiers.quoting import strip_quotes
@@ -266,3 +268,30 @@ def test_a_generic_name_its_quote_never_gives_is_not_supported(
     assert wrong.premise is Premise.QUOTE and wrong.verdict is Verdict.UNSUPPORTED
     failed = [c for c in wrong.claims[0].checks if not c.passed]
     assert [(c.name, c.detail) for c in failed] == [("entity", "not in the cited evidence: NIH")]
+
+
+def _constant(probability: float) -> VerdictHead:
+    n = len(FEATURES)
+    return VerdictHead(
+        (0.0,) * n, (1.0,) * n, (0.0,) * n, math.log(probability / (1 - probability))
+    )
+
+
+def test_a_claim_judged_against_its_quote_is_read_by_the_quoted_heads(
+    entailing_verifier: Verifier, evidence: list[Evidence]
+) -> None:
+    model = ConfidenceModel(
+        entailing_verifier.nli.version,
+        {Verdict.SUPPORTED: _constant(0.6)},
+        review_below=0.5,
+        quoted_heads={Verdict.SUPPORTED: _constant(0.9)},
+    )
+    verifier = Verifier(
+        entailing_verifier.nli, selector=entailing_verifier.selector, confidence=model
+    )
+    said = "Of 217 people on board, 128 tested positive"
+    quoted = one(verifier, f'{said} [PMID:{CRUISE} "{POSITIVE}"].', evidence)
+    plain = one(verifier, f"{said} [PMID:{CRUISE}].", evidence)
+    assert quoted.premise is Premise.QUOTE and plain.premise is Premise.WINDOWS
+    assert {(c.verdict, c.confidence) for c in quoted.claims} == {(Verdict.SUPPORTED, 0.9)}
+    assert {(c.verdict, c.confidence) for c in plain.claims} == {(Verdict.SUPPORTED, 0.6)}

@@ -188,9 +188,34 @@ def test_confidence_only_refits_the_confidence_model_and_its_card_section(
     assert done.returncode == 0, done.stderr[-3000:]
     confidence = load_confidence(out, tiny_run.config()["version"])
     assert confidence is not None
+    assert confidence.quoted_heads and confidence.fit["quoted"]["claims"] > 0
     text = card.read_text(encoding="utf-8")
     assert "then the centred isotonic map" in text
     assert f"default `review_below` {confidence.review_below}" in text
+    assert "judged against their quote: heads of their own" in text
+
+
+def test_quoted_heads_only_keeps_the_rest_of_the_confidence_model(
+    tiny_run: TinyRun, tmp_path: Path
+) -> None:
+    out = tmp_path / "model"
+    shutil.copytree(tiny_run.out, out)
+    version = tiny_run.config()["version"]
+    before = load_confidence(out, version)
+    assert before is not None
+    args = ("--out", str(out), "--confidence-only", "--quoted-heads-only", "--max-answers", "2")
+
+    done = _train(*args, "--threads", "1")
+    assert done.returncode == 0, done.stderr[-3000:]
+    after = load_confidence(out, version)
+    assert after is not None and after.quoted_heads
+    assert (after.heads, after.review_below) == (before.heads, before.review_below)
+    assert after.fit == {**before.fit, "quoted": after.fit["quoted"]}
+
+    (out / "confidence.json").unlink()  # nothing to keep: refused, nothing written
+    refused = _train(*args, "--threads", "1")
+    assert refused.returncode == 2 and "fit it whole first" in refused.stderr
+    assert not (out / "confidence.json").exists()
 
 
 def test_reviews_join_the_biomedical_stage_split_by_request(tiny_run: TinyRun) -> None:

@@ -208,6 +208,9 @@ class AnswerMetrics:
     # marked, and each judged sentence's (confidence, verdict right) for the error capture.
     supported_or_review: int = 0
     contradicted_unmarked: int = 0
+    # Correct sentences marked needs_review whatever their verdict: what the mark costs a
+    # reviewer on answers that were right.
+    marked: int = 0
     caught_or_review: Counter[str] = field(default_factory=Counter)
     confidence: list[tuple[float, bool]] = field(default_factory=list)
     # With quotes: the correct sentences whose quote holds at least half their content words
@@ -260,6 +263,7 @@ class AnswerMetrics:
             "supported_or_review_rate": round(self.rate(self.supported_or_review), 4),
             "false_contradicted_rate": round(self.false_contradicted_rate, 4),
             "false_contradicted_unmarked_rate": round(self.rate(self.contradicted_unmarked), 4),
+            "marked_rate": round(self.rate(self.marked), 4),
             "grounded_sentences": self.grounded,
             "grounded_supported_rate": round(self.grounded_supported / max(self.grounded, 1), 4),
             "selective": self.selective(),
@@ -418,6 +422,7 @@ def score_item(
             result.grounded += 1
             result.grounded_supported += verdicts == {Verdict.SUPPORTED}
         marked = any(s.needs_review for s in sentences)
+        result.marked += marked
         result.supported_or_review += verdicts == {Verdict.SUPPORTED} or marked
         result.confidence.append(
             (min(s.confidence for s in sentences), verdicts == {Verdict.SUPPORTED})

@@ -176,15 +176,39 @@ def _confidence(model_dir: Path) -> list[str]:
         f"{fit.get('calibration', 'isotonic')} map, "
         f"fitted on {fit.get('claims')} held-out claims {fit.get('by_source')} (sources weighted "
         "equally; `verifiers/training/confidence.py`).",
-        f"- out of fold: error capture {oof.get('error_capture')} (the model's own probability: "
-        f"{oof.get('error_capture_raw_confidence')}); ECE {oof.get('ece')} (own probability: "
-        f"{oof.get('ece_raw_confidence')}).",
+        f"- out of fold: {_out_of_fold(oof)}.",
         f"- default `review_below` {raw['review_below']} (rule `{threshold.get('rule')}`: "
         f"supported verdicts at or above it are right {threshold.get('precision')} of the time "
         f"and {threshold.get('kept')} of them stay unmarked; target precision "
         f"{fit.get('target_precision')}, at least {fit.get('min_supported_kept')} kept); "
         f"{oof.get('needs_review_share')} of the held-out claims are marked.",
+        *_quoted_heads(fit.get("quoted")),
     ]
+
+
+def _quoted_heads(quoted: dict[str, Any] | None) -> list[str]:
+    if not quoted:
+        return ["- claims judged against their quote: read by the same heads (none of their own)"]
+    oof = quoted.get("out_of_fold", {})
+    unmarked = quoted.get("unmarked_supported", {})
+    return [
+        "- claims judged against their quote: heads of their own, with the "
+        f"{quoted.get('calibration', 'isotonic')} map, fitted on {quoted.get('claims')} claims "
+        f"of quoted training answers {quoted.get('by_source')} (`eval answers --quotes` built "
+        "from training questions; written and perturbed weighted equally); out of fold: "
+        f"{_out_of_fold(oof)}; at the same "
+        f"`review_below`, {oof.get('needs_review_share')} are marked and unmarked supported "
+        f"verdicts are right {unmarked.get('precision')} of the time ({unmarked.get('kept')} of "
+        "them kept).",
+    ]
+
+
+def _out_of_fold(oof: dict[str, Any]) -> str:
+    return (
+        f"error capture {oof.get('error_capture')} (the model's own probability: "
+        f"{oof.get('error_capture_raw_confidence')}); ECE {oof.get('ece')} (own probability: "
+        f"{oof.get('ece_raw_confidence')})"
+    )
 
 
 def _benchmarks(model_dir: Path) -> list[str]:

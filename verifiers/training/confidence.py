@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -42,13 +43,15 @@ from verifiers.confidence import (
     VerdictHead,
     features,
 )
-from verifiers.engine import Verifier
+from verifiers.engine import Verifier, quote_premise
 from verifiers.eval.answers import load_items, perturbations
+from verifiers.eval.quoted import quote_item
+from verifiers.quoting.match import check_quote
 from verifiers.training import benchmarks
 from verifiers.training.dataset import VALIDATION_FRACTION
 from verifiers.training.evaluate import CLASS_NAMES
 from verifiers.training.reliability import error_capture, reliability
-from verifiers.windows import make_evidence
+from verifiers.windows import Window, make_evidence
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +83,8 @@ class CalibrationClaim:
     claim: str
     evidence: tuple[Evidence, ...]
     right: frozenset[Verdict]
+    # The sentences the claim's quote stands in, which it is judged against (source "quoted").
+    premise: tuple[Window, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,33 +113,66 @@ def held_out_claims(data: Path) -> list[CalibrationClaim]:
 
 
 def answer_claims(
-    data: Path, verifier: Verifier, max_answers: int, seed: int
+    data: Path, verifier: Verifier, max_answers: int, seed: int, *, quoted: bool = False
 ) -> list[CalibrationClaim]:
     """Claims of training answers as written (right: supported) and of their perturbed
-    sentences (the changed claims; right: anything but supported)."""
+    sentences (the changed claims; right: anything but supported). ``quoted``: the answers
+    of ``eval answers --quotes`` instead, each claim judged against the sentences of its
+    sentence's quote (a perturbed sentence keeps the correct quote it distorts); sentences
+    without a usable quote are left out."""
     rng = random.Random(seed)
     items = load_items(data, held_out=False)
     rng.shuffle(items)
+    source = "quoted" if quoted else "answers"
+    # Quoted claims as written and perturbed weigh the same: one perturbation per kind outnumbers
+    # an answer's correct sentences four to one, and a fit on that mixture learns that a quoted
+    # claim left unsupported is nearly always right, so the correct ones it misses go unmarked.
+    perturbed = "quoted perturbed" if quoted else "answers"
     out: list[CalibrationClaim] = []
     for item in items[:max_answers]:
-        by_pmid = {ev.pmid: ev for ev in item.evidence}
+        quoted_item = quote_item(item) if quoted else None
+        records = quoted_item.evidence if quoted_item else item.evidence
+        by_pmid = {ev.pmid: ev for ev in records}
+        premises = (
+            [
+                _quote_premise(quote, by_pmid[pmid], by_pmid)
+                for quote, pmid in zip(quoted_item.quotes, item.pmids, strict=True)
+            ]
+            if quoted_item
+            else [None] * len(item.sentences)
+        )
         originals: dict[int, set[str]] = {}
         for i, (sentence, pmid) in enumerate(zip(item.sentences, item.pmids, strict=True)):
             claims = _claims(verifier, sentence)
             originals[i] = set(claims)
+            if quoted and premises[i] is None:
+                continue
             cited = (by_pmid[pmid],)
+            right = frozenset({Verdict.SUPPORTED})
             out.extend(
-                CalibrationClaim(item.group, "answers", c, cited, frozenset({Verdict.SUPPORTED}))
-                for c in claims
+                CalibrationClaim(item.group, source, c, cited, right, premises[i]) for c in claims
             )
         for _, index, sentence in perturbations(item, rng):
+            if quoted and premises[index] is None:
+                continue
             cited = (by_pmid[item.pmids[index]],)
             out.extend(
-                CalibrationClaim(item.group, "answers", c, cited, _NOT_SUPPORTED)
+                CalibrationClaim(item.group, perturbed, c, cited, _NOT_SUPPORTED, premises[index])
                 for c in _claims(verifier, sentence)
                 if c not in originals[index]
             )
     return out
+
+
+def _quote_premise(
+    quote: str, record: Evidence, by_pmid: Mapping[str, Evidence]
+) -> tuple[Window, ...] | None:
+    """The sentences of ``record`` that ``quote`` stands in, as the engine reads a quoted
+    citation; None when the quote is empty or not found there."""
+    if not quote:
+        return None
+    others = [ev for pmid, ev in by_pmid.items() if pmid != record.pmid]
+    return quote_premise((check_quote(quote, [record], others),), by_pmid)
 
 
 def _claims(verifier: Verifier, sentence: str) -> list[str]:
@@ -156,7 +194,9 @@ def judge_all(
     judged: list[Judged] = []
     for first in range(0, len(items), batch):
         chunk = items[first : first + batch]
-        results = verifier.judge_claims([c.claim for c in chunk], [c.evidence for c in chunk])
+        results = verifier.judge_claims(
+            [c.claim for c in chunk], [c.evidence for c in chunk], [c.premise for c in chunk]
+        )
         judged.extend(
             Judged(c, r.signals)
             for c, r in zip(chunk, results, strict=True)
@@ -219,15 +259,38 @@ def source_weights(sources: Sequence[str]) -> npt.NDArray[np.float64]:
     return np.asarray([mean / counts[s] for s in sources], dtype=np.float64)
 
 
-@dataclass(frozen=True, slots=True)
-class Fitted:
-    model: ConfidenceModel
-    out_of_fold: list[float]  # calibrated P(right) per judged claim, each scored out of fold
+def fit(judged: Sequence[Judged], model_version: str) -> ConfidenceModel:
+    """Heads for the claims judged against chosen windows and for the quoted ones, each scored
+    out of fold by group with isotonic maps on those scores, and the review threshold (set by
+    the former: the claims of the benchmarks are never quoted); the heads shipped are refitted
+    on every claim."""
+    plain = [j for j in judged if not j.signals.quoted]
+    heads, oof = _fit_heads(plain)
+    threshold = review_threshold(
+        oof,
+        [j.signals.verdict for j in plain],
+        [int(j.correct) for j in plain],
+        TARGET_PRECISION,
+        MIN_SUPPORTED_KEPT,
+    )
+    stats = fit_stats(plain, oof, threshold)
+    log.info("confidence model: %s", stats)
+    model = ConfidenceModel(model_version, heads, threshold.value, stats)
+    quoted = [j for j in judged if j.signals.quoted]
+    return with_quoted_heads(model, quoted) if quoted else model
 
 
-def fit(judged: Sequence[Judged], model_version: str, seed: int = 13) -> Fitted:
-    """Per-verdict heads, scored out of fold by group, isotonic maps on those scores, and the
-    review threshold; the heads shipped are refitted on every claim."""
+def with_quoted_heads(model: ConfidenceModel, quoted: Sequence[Judged]) -> ConfidenceModel:
+    """``model`` with heads of its own for quoted claims, fitted on ``quoted``, and their
+    out-of-fold figures at its review threshold in its fit record."""
+    heads, oof = _fit_heads(quoted)
+    stats = quoted_stats(quoted, oof, model.review_below)
+    log.info("quoted heads: %s", stats)
+    return replace(model, quoted_heads=heads, fit={**model.fit, "quoted": stats})
+
+
+def _fit_heads(judged: Sequence[Judged]) -> tuple[dict[Verdict, VerdictHead], list[float]]:
+    """One head per verdict and each claim's calibrated P(right), scored out of fold."""
     x = np.asarray([features(j.signals) for j in judged], dtype=np.float64)
     y = np.asarray([int(j.correct) for j in judged])
     groups = np.asarray([j.item.group for j in judged])
@@ -253,17 +316,7 @@ def fit(judged: Sequence[Judged], model_version: str, seed: int = 13) -> Fitted:
         full = replace(_fit_head(x[rows], y[rows], w[rows]), iso_x=iso_x, iso_y=iso_y)
         heads[verdict] = full
         oof[rows] = [full.calibrated(r) for r in raw[rows]]
-    threshold = review_threshold(
-        oof.tolist(),
-        [j.signals.verdict for j in judged],
-        y.tolist(),
-        TARGET_PRECISION,
-        MIN_SUPPORTED_KEPT,
-    )
-    stats = fit_stats(judged, oof.tolist(), threshold)
-    log.info("confidence model: %s", stats)
-    model = ConfidenceModel(model_version, heads, threshold.value, stats)
-    return Fitted(model, oof.tolist())
+    return heads, oof.tolist()
 
 
 @dataclass(frozen=True, slots=True)
@@ -317,28 +370,55 @@ def fit_stats(
 ) -> dict[str, Any]:
     """What the fit saw and how its out-of-fold confidence did."""
     right = [j.correct for j in judged]
-    by_source: dict[str, int] = {}
-    for j in judged:
-        by_source[j.item.source] = by_source.get(j.item.source, 0) + 1
-    review_below = threshold.value
-    raw_confidence = [j.signals.nli_confidence for j in judged]
     return {
         "calibration": CALIBRATION,
         "claims": len(judged),
-        "by_source": by_source,
+        "by_source": dict(Counter(j.item.source for j in judged)),
         "accuracy": round(sum(right) / max(len(right), 1), 4),
         "target_precision": TARGET_PRECISION,
         "min_supported_kept": MIN_SUPPORTED_KEPT,
         "review_below": asdict(threshold),
-        "out_of_fold": {
-            "error_capture": {f"{k}%": v for k, v in error_capture(oof, right).items()},
-            "error_capture_raw_confidence": {
-                f"{k}%": v for k, v in error_capture(raw_confidence, right).items()
-            },
-            "needs_review_share": round(sum(p < review_below for p in oof) / max(len(oof), 1), 4),
-            "ece": reliability(oof, right)[1],
-            "ece_raw_confidence": reliability(raw_confidence, right)[1],
+        "out_of_fold": _out_of_fold(judged, oof, threshold.value),
+    }
+
+
+def quoted_stats(
+    judged: Sequence[Judged], oof: Sequence[float], review_below: float
+) -> dict[str, Any]:
+    """What the quoted heads saw and how they did out of fold, at the model's threshold."""
+    right = [j.correct for j in judged]
+    kept = [
+        r
+        for p, j, r in zip(oof, judged, right, strict=True)
+        if j.signals.verdict is Verdict.SUPPORTED and p >= review_below
+    ]
+    supported = sum(j.signals.verdict is Verdict.SUPPORTED for j in judged)
+    return {
+        "calibration": CALIBRATION,
+        "claims": len(judged),
+        "by_source": dict(Counter(j.item.source for j in judged)),
+        "accuracy": round(sum(right) / max(len(right), 1), 4),
+        "unmarked_supported": {
+            "precision": round(sum(kept) / max(len(kept), 1), 4),
+            "kept": round(len(kept) / max(supported, 1), 4),
         },
+        "out_of_fold": _out_of_fold(judged, oof, review_below),
+    }
+
+
+def _out_of_fold(
+    judged: Sequence[Judged], oof: Sequence[float], review_below: float
+) -> dict[str, Any]:
+    right = [j.correct for j in judged]
+    raw_confidence = [j.signals.nli_confidence for j in judged]
+    return {
+        "error_capture": {f"{k}%": v for k, v in error_capture(oof, right).items()},
+        "error_capture_raw_confidence": {
+            f"{k}%": v for k, v in error_capture(raw_confidence, right).items()
+        },
+        "needs_review_share": round(sum(p < review_below for p in oof) / max(len(oof), 1), 4),
+        "ece": reliability(oof, right)[1],
+        "ece_raw_confidence": reliability(raw_confidence, right)[1],
     }
 
 
@@ -351,11 +431,15 @@ def fit_for(
     max_claims: int | None = None,
     seed: int = 13,
     progress: Callable[[int, int], None] | None = None,
+    base: ConfidenceModel | None = None,
 ) -> ConfidenceModel:
     """Fit the confidence model of ``verifier``'s NLI model and write it into ``out``
-    (``max_claims`` caps the benchmark claims, for tiny runs)."""
-    claims = held_out_claims(data)[:max_claims]
-    items = claims + answer_claims(data, verifier, max_answers, seed)
+    (``max_claims`` caps the benchmark claims, for tiny runs). With ``base``, only its quoted
+    heads are fitted: its other heads, threshold and fit record are kept."""
+    items = answer_claims(data, verifier, max_answers, seed, quoted=True)
+    if base is None:
+        claims = held_out_claims(data)[:max_claims]
+        items = claims + answer_claims(data, verifier, max_answers, seed) + items
     log.info("fitting the confidence model on %d held-out claims", len(items))
     plain = Verifier(
         verifier.nli,
@@ -366,6 +450,9 @@ def fit_for(
         checks=verifier.checks,
     )  # the model's own probabilities: what the confidence model learns from
     judged = judge_all(plain, items, progress)
-    model = fit(judged, verifier.nli.version, seed).model
+    if base is None:
+        model = fit(judged, verifier.nli.version)
+    else:
+        model = with_quoted_heads(base, [j for j in judged if j.signals.quoted])
     model.save(out)
     return model
