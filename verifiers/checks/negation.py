@@ -23,6 +23,14 @@ _CUES = re.compile(
     r"did not|does not|do not|rather than|no longer|non significant|nonsignificant|"
     r"insignificant)\b"
 )
+# A possibility left open is no negation: "a difference cannot be excluded" says there may be
+# one ("Small differences ... have to be considered" is its paraphrase, not its flip), as does
+# "it is prudent not to dismiss" one. The cues inside these are not counted.
+_LITOTES = re.compile(
+    r"\b(?:(?:cannot|can't|can not|could not|couldn't|may not|might not|should not)\s+be\s+"
+    r"(?:excluded|ruled out|dismissed|discounted|ignored|overlooked|neglected)"
+    r"|not\s+to\s+(?:exclude|rule out|dismiss|discount|ignore|overlook|neglect))\b"
+)
 # Polarity is read from the evidence clause that matches the claim: "X did not cause Y,
 # suggesting Z is not important" has two negated clauses but one claim-relevant one.
 _CLAUSE = re.compile(
@@ -39,7 +47,17 @@ NEGATION = "negation"  # the name of its results
 
 def is_negated(text: str) -> bool:
     """Odd number of negation cues: "not without effect" reads as affirmative."""
-    return len(_CUES.findall(normalise(text))) % 2 == 1
+    return len(_cues(normalise(text))) % 2 == 1
+
+
+def _cues(normalised: str) -> list[re.Match[str]]:
+    """The negation cues of a normalised text, but those that leave a possibility open."""
+    open_ = [m.span() for m in _LITOTES.finditer(normalised)]
+    return [
+        m
+        for m in _CUES.finditer(normalised)
+        if not any(start <= m.start() < end for start, end in open_)
+    ]
 
 
 # The affirmative each cue leaves behind ("cannot" -> "can", "wasn't" -> "was"); a cue not
@@ -78,8 +96,12 @@ def without_negation(text: str) -> str:
     """``text`` normalised (lower-cased: the NLI model reads no case) with its negation cues
     taken out, the affirmative it negates as near as words allow ("No significant correlation
     was found" -> "significant correlation was found")."""
-    affirmative = _CUES.sub(lambda m: _AFFIRMATIVE.get(m.group(0), ""), normalise(text))
-    return re.sub(r"\s{2,}", " ", affirmative).strip()
+    text = normalise(text)
+    pieces, last = [], 0
+    for cue in _cues(text):
+        pieces += [text[last : cue.start()], _AFFIRMATIVE.get(cue.group(0), "")]
+        last = cue.end()
+    return re.sub(r"\s{2,}", " ", "".join([*pieces, text[last:]])).strip()
 
 
 def check_negation(claim: str, sentences: Sequence[tuple[str, str]]) -> CheckResult | None:

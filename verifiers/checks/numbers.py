@@ -148,8 +148,11 @@ _COUNT = re.compile(
     rf"{_NOT_A_NAME}(?P<low>{_VALUE})\s+(?P<noun>[a-z]{{3,}}s)\b",
     re.IGNORECASE,
 )
-# Bare numbers listed before a quantity share its unit: "40, 80, and 160 µmol/l".
-_LISTED = re.compile(rf"(?:(?<![\w.])(?:{_NUMBER})\s*(?:,\s*(?:and\s+|or\s+)?|\s(?:and|or)\s+))+$")
+# Bare numbers listed or compared before a quantity share its unit: "40, 80, and 160 µmol/l",
+# "(4.0 vs. 6.0 days)".
+_LISTED = re.compile(
+    rf"(?:(?<![\w.])(?:{_NUMBER})\s*(?:,\s*(?:and\s+|or\s+)?|\s(?:and|or|vs\.?|versus)\s+))+$"
+)
 _LISTED_NUMBER = re.compile(_NUMBER)
 _YEAR = re.compile(r"\b(?:in|since|from|until|by|during|before|after)\s+(?P<year>(?:19|20)\d\d)\b")
 

@@ -131,3 +131,32 @@ def test_a_conclusion_is_no_flip_of_the_methods_it_follows() -> None:
         "diagnosis of acute appendicitis."
     )
     assert check_negation(claim, evidence) is None
+
+
+# PubMedQA 16418930 (MIT): a sentence of the abstract, and its conclusion as the answer states it.
+OPEN_POSSIBILITY = [
+    (
+        "16418930",
+        "Since optotypes are evaluated on individuals with good visual acuity and without eye "
+        "disorders, differences in the lower visual acuity range cannot be excluded.",
+    )
+]
+
+
+def test_a_possibility_left_open_is_no_negation() -> None:
+    """"Cannot be excluded" says there may be differences: its paraphrase was called a flip,
+    and the model's support of a correct conclusion turned into a contradiction."""
+    claim = "Small differences in the lower visual acuity range have to be considered."
+    result = check_negation(claim, OPEN_POSSIBILITY)
+    assert result is not None and result.passed
+    for open_ in (
+        "An effect cannot be ruled out.",
+        "A benefit could not be excluded.",
+        "It is prudent not to dismiss incubation periods up to 14 days.",
+    ):
+        assert not is_negated(open_), open_
+    # A negation beside it still counts, and so does a plain exclusion.
+    assert is_negated("No benefit was seen, and harm cannot be excluded.")
+    assert is_negated("Patients with diabetes were not excluded.")
+    flipped = "Differences in the lower visual acuity range can be excluded."
+    assert not is_negated(flipped)  # one side open, the other closed: not this check's to read

@@ -103,6 +103,30 @@ FOLATE = [
 ]
 
 
+# Two arms compared, the unit written once: the first value is in days as well.
+ARMS = [("1", "The variant had a shorter incubation period (4.0 vs. 6.0 days) and 12 versus 9 mg.")]
+
+
+@pytest.mark.parametrize(
+    ("claim", "passed"),
+    [
+        ("Symptoms first appeared around four days after exposure.", True),  # was contradicted
+        ("Symptoms first appeared 5 days after exposure.", False),  # was contradicted too
+        ("The dose was 12 mg.", True),
+        ("The dose was 10 mg.", False),
+    ],
+)
+def test_a_value_compared_before_a_quantity_shares_its_unit(claim: str, passed: bool) -> None:
+    result = check_numbers(claim, ARMS)
+    assert result is not None and result.name == "numbers" and result.passed is passed
+    assert [(q.text, q.unit) for q in extract_quantities(ARMS[0][1])] == [
+        ("4.0", "d"),
+        ("6.0 days", "d"),
+        ("12", "mg"),
+        ("9 mg", "mg"),
+    ]
+
+
 @pytest.mark.parametrize(
     ("claim", "evidence", "name", "passed"),
     [
