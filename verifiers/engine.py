@@ -53,6 +53,7 @@ from verifiers.citations import parse_citations, strip_citations
 from verifiers.claims import ClaimSpan, Decomposer, create_decomposer
 from verifiers.confidence import ClaimSignals, ConfidenceModel, load_confidence
 from verifiers.embed import LazyEncoder, shared_encoder
+from verifiers.errors import UnsegmentedText
 from verifiers.harm import HarmScorer, get_harm_scorer
 from verifiers.markup import as_prose
 from verifiers.nli._base import NLIBackend, NLIError, NLIPair, NLIScores
@@ -77,6 +78,7 @@ from verifiers.segment import (
     MAX_SENTENCE_CHARS,
     SentenceSpan,
     StreamSegmenter,
+    require_covered,
     segment,
     without_surrogates,
 )
@@ -277,8 +279,13 @@ class Verifier:
         (``quotes_in_text: strip``); quotes still in the text are read from it."""
         timer = _Timer()
         started = time.perf_counter()
-        spans = segment(without_surrogates(answer))
+        text = without_surrogates(answer)
+        spans = segment(text)
         timer.add("segment", started)
+        try:
+            require_covered(text, spans, end=len(text))
+        except UnsegmentedText as exc:  # the answer cannot be verified: the policy decides
+            return self._failed(spans, evidence, str(exc), timer, started, quotes)
         batch = len(spans) if seconds is None else DEADLINE_BATCH
         sentences: list[SentenceAnnotation] = []
         for first in range(0, len(spans), max(batch, 1)):
@@ -901,16 +908,24 @@ class VerificationStream:
         self._started = time.perf_counter()
         self._error: str | None = None
         self._quotes: list[StrippedQuote] = []
+        self._covered = 0  # the text up to here lies in the sentences emitted (but for space)
 
     def feed(self, delta: str, quotes: Sequence[StrippedQuote] = ()) -> list[SentenceAnnotation]:
         """Annotations of the sentences that ``delta`` completed (often none). ``quotes``: the
         quotes taken out of this delta's citations (offsets into the whole answer so far)."""
         self._quotes.extend(quotes)
-        return self._annotate(self._segmenter.feed(without_surrogates(delta)))
+        spans = self._segmenter.feed(without_surrogates(delta))
+        # Before any of them is released: no word between them may have gone unseen.
+        self._covered = require_covered(self._segmenter.text, spans, self._covered)
+        return self._annotate(spans)
 
     def finish(self) -> ResponseReport:
-        """Annotate the last sentence(s) and return the response-level report."""
-        self._annotate(self._segmenter.flush())
+        """Annotate the last sentence(s) and return the response-level report. Raises
+        ``UnsegmentedText`` (as ``feed`` does) where a word lies outside every sentence."""
+        spans = self._segmenter.flush()
+        text = self._segmenter.text
+        self._covered = require_covered(text, spans, self._covered, len(text))
+        self._annotate(spans)
         return self._verifier.report(
             self._sentences, self._evidence, self._timer.stages, self._started, error=self._error
         )

@@ -33,6 +33,14 @@ class NLIError(VerifierError):
     """An NLI backend could not score the pairs (model missing, judge unreachable, …)."""
 
 
+class UnsegmentedText(VerifierError):
+    """Words of an answer lie outside every sentence the segmenter found: no verdict would see
+    them, and gate mode would release them as the space between two verified sentences. The
+    segmenter is built so that this cannot happen (``verifiers.segment``); this is the second
+    lock, and the answer cannot be verified (the policy's ``on_verifier_error`` decides). The
+    message counts the characters, never quotes them."""
+
+
 class HarmError(VerifierError):
     """A harm scorer could not score a batch (judge unreachable, malformed answer, …)."""
 

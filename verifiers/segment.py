@@ -21,8 +21,12 @@ from functools import lru_cache
 
 import pysbd
 
+from verifiers.errors import UnsegmentedText
+
 # A character of a word: a stretch between pysbd's sentences holding one is a sentence too.
 _WORD_CHARACTER = re.compile(r"\w")
+# A numbered list's marker ("1. ", "12) "), wherever it stands: left out of its item's span.
+_NUMBERED_ITEM = re.compile(r"(?:^|(?<=\s))\d{1,3}[.)](?!\S)")
 # A list item's marker: a bullet or a number.
 _LIST_MARKER = re.compile(r"[-*+•]|\d{1,3}[.)]")
 # A sentence that introduces a list: it ends in a colon, emphasis or citations after it or not
@@ -106,6 +110,40 @@ class SentenceSpan:
     heading: bool = False
     list_item: bool = False
     lead: str = ""
+
+
+def words_outside(
+    text: str, spans: Sequence[SentenceSpan], start: int = 0, end: int | None = None
+) -> str:
+    """The letters and digits of ``text[start:end]`` that none of ``spans`` holds, a numbered
+    list's markers aside: words no verdict would see."""
+    end = len(text) if end is None else end
+    inside = bytearray(end - start)
+    for span in spans:
+        a, b = max(span.start, start), min(span.end, end)
+        if a < b:
+            inside[a - start : b - start] = b"\1" * (b - a)
+    for marker in _NUMBERED_ITEM.finditer(text, start, end):
+        inside[marker.start() - start : marker.end() - start] = b"\1" * len(marker.group())
+    return "".join(
+        c for c, held in zip(text[start:end], inside, strict=True) if not held and c.isalnum()
+    )
+
+
+def require_covered(
+    text: str, spans: Sequence[SentenceSpan], start: int = 0, end: int | None = None
+) -> int:
+    """Raise ``UnsegmentedText`` where a word of ``text[start:end]`` (``end``: by default, where
+    the last span ends) lies outside ``spans``; return ``end``. The segmenter is built so that
+    none does: this lock keeps a future fault of it from releasing unverified words."""
+    if end is None:
+        end = spans[-1].end if spans else start
+    lost = words_outside(text, spans, start, end)
+    if lost:
+        raise UnsegmentedText(
+            f"{len(lost)} letters and digits of the answer lie outside every sentence"
+        )
+    return end
 
 
 @lru_cache(maxsize=1)

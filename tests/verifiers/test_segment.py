@@ -8,7 +8,14 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tests.verifiers.checks.real_text import unsegmented
-from verifiers.segment import SentenceSpan, StreamSegmenter, segment
+from verifiers.errors import UnsegmentedText
+from verifiers.segment import (
+    SentenceSpan,
+    StreamSegmenter,
+    require_covered,
+    segment,
+    words_outside,
+)
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "verification"
 
@@ -191,6 +198,22 @@ _PIECES += ["Fig. 2", "\x1f", "```", "1. ", "- ", "**", "\n\n", '[PMID:1 "x y"]'
 def test_every_word_lies_in_a_sentence(text: str) -> None:
     # A word outside every sentence would reach the reader with no verdict at all.
     assert unsegmented(text) == ""
+
+
+def test_words_outside_every_sentence_are_counted_and_never_quoted() -> None:
+    """The second lock: were the segmenter ever to lose a sentence again (stop 57's placeholder
+    characters), the engine refuses to verify the answer rather than pass its words."""
+    text = "Intro:\n1. Aspirin halves stroke risk.\n2. ZEBRAQUUX cures it."
+    spans = segment(text)
+    assert words_outside(text, spans) == ""  # the numbered markers are no words
+    lost = [s for s in spans if "ZEBRAQUUX" not in s.text]  # a segmenter that dropped one
+    assert words_outside(text, lost) == "ZEBRAQUUXcuresit"
+    with pytest.raises(UnsegmentedText) as raised:
+        require_covered(text, lost, end=len(text))
+    assert "16 letters and digits" in str(raised.value) and "ZEBRA" not in str(raised.value)
+    # A stream checks what it emits as it emits it: up to the end of its last sentence.
+    assert require_covered(text, spans[:2]) == spans[1].end
+    assert require_covered(text, [], start=7) == 7
 
 
 @settings(max_examples=40, deadline=None)

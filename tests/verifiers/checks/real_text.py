@@ -21,7 +21,6 @@ from __future__ import annotations
 import csv
 import itertools
 import json
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -41,13 +40,12 @@ from verifiers.claims import RuleDecomposer
 from verifiers.eval.data import data_dir
 from verifiers.markup import without_emphasis
 from verifiers.roles import load_roles
-from verifiers.segment import segment
+from verifiers.segment import segment, words_outside
 from verifiers.training.benchmarks import split_sentences
 
 DATA = data_dir(relative_to=Path(__file__).parents[3])
 SHARDS = 3
 MIN_CHARS = 20
-_NUMBERED_ITEM = re.compile(r"(?:^|(?<=\s))\d{1,3}[.)](?!\S)")  # a marker's shape, wherever
 csv.field_size_limit(10**8)
 
 
@@ -118,14 +116,8 @@ def _source_texts(source: Path) -> Iterator[str]:
 
 
 def unsegmented(text: str) -> str:
-    """The letters and digits of ``text`` outside every sentence ``segment`` finds, a numbered
-    list's markers aside."""
-    inside = bytearray(len(text))
-    for span in segment(text):
-        inside[span.start : span.end] = b"\1" * (span.end - span.start)
-    for marker in _NUMBERED_ITEM.finditer(text):
-        inside[marker.start() : marker.end()] = b"\1" * (marker.end() - marker.start())
-    return "".join(c for c, i in zip(text, inside, strict=True) if not i and c.isalnum())
+    """The letters and digits of ``text`` outside every sentence ``segment`` finds."""
+    return words_outside(text, segment(text))
 
 
 def sweep(source: Path, shard: int) -> None:
