@@ -20,6 +20,7 @@ from verifiers.confidence import (
     load_confidence,
 )
 from verifiers.engine import Verifier
+from verifiers.eval.answers import load_items
 from verifiers.eval.data import data_dir
 from verifiers.nli._base import NLIScores
 from verifiers.training.confidence import (
@@ -202,14 +203,15 @@ def test_quoted_training_claims_are_judged_against_their_quote_and_weigh_as_writ
     """The quoted claims of training answers carry the sentences their quote stands in, as
     the engine reads a quoted citation; written and perturbed claims are two sources, so the
     fit weighs them the same."""
-    claims = answer_claims(DATA, entailing_verifier, max_answers=20, seed=13, quoted=True)
+    items = load_items(DATA, "pubmedqa", held_out=False)  # BioASQ takes 20 s to read
+    claims = answer_claims(items, entailing_verifier, max_answers=20, seed=13, quoted=True)
     assert {c.source for c in claims} == {"quoted", "quoted perturbed"}
     for claim in claims:
         assert claim.premise
         (record,) = claim.evidence
         assert all(w.pmid == record.pmid and w.text in record.abstract for w in claim.premise)
         assert (claim.source == "quoted") == (claim.right == {Verdict.SUPPORTED})
-    plain = answer_claims(DATA, entailing_verifier, max_answers=20, seed=13)
+    plain = answer_claims(items, entailing_verifier, max_answers=20, seed=13)
     assert {c.source for c in plain} == {"answers"} and all(c.premise is None for c in plain)
     weights = source_weights([c.source for c in claims])
     written = sum(w for w, c in zip(weights, claims, strict=True) if c.source == "quoted")

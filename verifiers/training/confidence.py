@@ -44,7 +44,7 @@ from verifiers.confidence import (
     features,
 )
 from verifiers.engine import Verifier, quote_premise
-from verifiers.eval.answers import load_items, perturbations
+from verifiers.eval.answers import AnswerItem, load_items, perturbations
 from verifiers.eval.quoted import quote_item
 from verifiers.quoting.match import check_quote
 from verifiers.training import benchmarks
@@ -113,7 +113,12 @@ def held_out_claims(data: Path) -> list[CalibrationClaim]:
 
 
 def answer_claims(
-    data: Path, verifier: Verifier, max_answers: int, seed: int, *, quoted: bool = False
+    items: Sequence[AnswerItem],
+    verifier: Verifier,
+    max_answers: int,
+    seed: int,
+    *,
+    quoted: bool = False,
 ) -> list[CalibrationClaim]:
     """Claims of training answers as written (right: supported) and of their perturbed
     sentences (the changed claims; right: anything but supported). ``quoted``: the answers
@@ -121,7 +126,7 @@ def answer_claims(
     sentence's quote (a perturbed sentence keeps the correct quote it distorts); sentences
     without a usable quote are left out."""
     rng = random.Random(seed)
-    items = load_items(data, held_out=False)
+    items = list(items)  # answers to training questions (``load_items(held_out=False)``)
     rng.shuffle(items)
     source = "quoted" if quoted else "answers"
     # Quoted claims as written and perturbed weigh the same: one perturbation per kind outnumbers
@@ -436,10 +441,11 @@ def fit_for(
     """Fit the confidence model of ``verifier``'s NLI model and write it into ``out``
     (``max_claims`` caps the benchmark claims, for tiny runs). With ``base``, only its quoted
     heads are fitted: its other heads, threshold and fit record are kept."""
-    items = answer_claims(data, verifier, max_answers, seed, quoted=True)
+    answers = load_items(data, held_out=False)  # reading them takes half a minute: once
+    items = answer_claims(answers, verifier, max_answers, seed, quoted=True)
     if base is None:
         claims = held_out_claims(data)[:max_claims]
-        items = claims + answer_claims(data, verifier, max_answers, seed) + items
+        items = claims + answer_claims(answers, verifier, max_answers, seed) + items
     log.info("fitting the confidence model on %d held-out claims", len(items))
     plain = Verifier(
         verifier.nli,
