@@ -71,6 +71,7 @@ _GOLD = {
     CLASS_NAMES.index("not_enough_evidence"): Verdict.UNSUPPORTED,
     CLASS_NAMES.index("contradicted"): Verdict.CONTRADICTED,
 }
+_SUPPORTED = frozenset({Verdict.SUPPORTED})
 _NOT_SUPPORTED = frozenset({Verdict.UNSUPPORTED, Verdict.CONTRADICTED})
 
 
@@ -153,9 +154,9 @@ def answer_claims(
             if quoted and premises[i] is None:
                 continue
             cited = (by_pmid[pmid],)
-            right = frozenset({Verdict.SUPPORTED})
             out.extend(
-                CalibrationClaim(item.group, source, c, cited, right, premises[i]) for c in claims
+                CalibrationClaim(item.group, source, c, cited, _SUPPORTED, premises[i])
+                for c in claims
             )
         for _, index, sentence in perturbations(item, rng):
             if quoted and premises[index] is None:
@@ -374,12 +375,8 @@ def fit_stats(
     judged: Sequence[Judged], oof: Sequence[float], threshold: ReviewThreshold
 ) -> dict[str, Any]:
     """What the fit saw and how its out-of-fold confidence did."""
-    right = [j.correct for j in judged]
     return {
-        "calibration": CALIBRATION,
-        "claims": len(judged),
-        "by_source": dict(Counter(j.item.source for j in judged)),
-        "accuracy": round(sum(right) / max(len(right), 1), 4),
+        **_seen(judged),
         "target_precision": TARGET_PRECISION,
         "min_supported_kept": MIN_SUPPORTED_KEPT,
         "review_below": asdict(threshold),
@@ -391,23 +388,30 @@ def quoted_stats(
     judged: Sequence[Judged], oof: Sequence[float], review_below: float
 ) -> dict[str, Any]:
     """What the quoted heads saw and how they did out of fold, at the model's threshold."""
-    right = [j.correct for j in judged]
     kept = [
-        r
-        for p, j, r in zip(oof, judged, right, strict=True)
+        j.correct
+        for p, j in zip(oof, judged, strict=True)
         if j.signals.verdict is Verdict.SUPPORTED and p >= review_below
     ]
     supported = sum(j.signals.verdict is Verdict.SUPPORTED for j in judged)
     return {
-        "calibration": CALIBRATION,
-        "claims": len(judged),
-        "by_source": dict(Counter(j.item.source for j in judged)),
-        "accuracy": round(sum(right) / max(len(right), 1), 4),
+        **_seen(judged),
         "unmarked_supported": {
             "precision": round(sum(kept) / max(len(kept), 1), 4),
             "kept": round(len(kept) / max(supported, 1), 4),
         },
         "out_of_fold": _out_of_fold(judged, oof, review_below),
+    }
+
+
+def _seen(judged: Sequence[Judged]) -> dict[str, Any]:
+    """How a set of heads was fitted, on how many claims of which sources, how many right."""
+    right = sum(j.correct for j in judged)
+    return {
+        "calibration": CALIBRATION,
+        "claims": len(judged),
+        "by_source": dict(Counter(j.item.source for j in judged)),
+        "accuracy": round(right / max(len(judged), 1), 4),
     }
 
 
