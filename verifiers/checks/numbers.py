@@ -9,6 +9,19 @@ form (µ and μ, full-width %, non-breaking spaces). For each claim quantity:
 - the evidence states other values in the same unit: ``numbers`` fails (the number was changed);
 - the evidence never states that unit: ``unstated_number`` fails (not supported, not refuted).
 
+Answers restate numbers as a reader would, and each such reading is taken at its word:
+
+- a value the claim calls approximate ("about 75%", "nearly 1,100 women", "~12%") matches
+  within 5% of itself or half the round step it is written to (75: 5, 1,100: 100);
+- a bound ("more than 1,000 women", "at least 12 weeks", "less than 5%") matches any value on
+  its side of the bound;
+- a fraction of a whole ("three quarters of", "half of", "one in five") is the percentage it
+  names, read within a tenth of itself; unmatched, it is unstated, never a changed value (it
+  may be a share of something else than the evidence's percentages);
+- people counted under another name ("41 children" for "41 patients") are the same count
+  (who they were is for the entity check and the model to read);
+- the value before "±" (a mean and its spread: "107.4 ± 30.0 minutes") shares the unit after.
+
 A number can also be part of a name: the trial, transcript or subunit it labels ("CheckMate-227",
 "transcript 6", "subunit 1"). Such a number has no unit to compare, so where the evidence gives
 the same label only other numbers, and states the claim's number nowhere, ``labelled_number``
@@ -17,9 +30,11 @@ fails: the claim names something the evidence does not (not supported, not refut
 
 from __future__ import annotations
 
+import enum
+import itertools
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from verifiers._types import CheckResult
@@ -65,7 +80,11 @@ _UNITS: dict[str, str] = {
     "grams": "g",
     "kg": "kg",
     "ml": "ml",
+    "millilitres": "ml",
+    "milliliters": "ml",
     "l": "l",
+    "litres": "l",
+    "liters": "l",
     "iu": "iu",
     "units": "iu",
     "mmhg": "mmhg",
@@ -123,6 +142,33 @@ _WORD_VALUES = {
 }
 
 
+# People counted under any of these names are one count: "41 children" restates "41 patients"
+# (who the people were is the entity check's and the model's to read, not the number's).
+_PEOPLE = frozenset(
+    {"patients", "participants", "children", "women", "men", "adults", "infants"}
+    | {"count:individual", "count:person", "count:volunteer", "count:respondent"}
+)
+# Fractions of a whole, as percentages; "one in five" style shares are read separately.
+_FRACTIONS = {
+    "half": 50.0,
+    "a third": 100 / 3,
+    "one third": 100 / 3,
+    "one-third": 100 / 3,
+    "two thirds": 200 / 3,
+    "two-thirds": 200 / 3,
+    "a quarter": 25.0,
+    "one quarter": 25.0,
+    "one-quarter": 25.0,
+    "three quarters": 75.0,
+    "three-quarters": 75.0,
+    "a fifth": 20.0,
+    "one fifth": 20.0,
+    "one-fifth": 20.0,
+}
+FRACTION_TOLERANCE = 0.1  # a fraction word names its share within a tenth of it
+APPROXIMATE_TOLERANCE = 0.05  # "about N": within 5% of N (or half its round step)
+
+
 def _unit_key(text: str) -> str:
     """One spelling per unit: NFKC (full-width forms, the micro sign), lower case, μ as u."""
     return unicodedata.normalize("NFKC", text).lower().replace("\u03bc", "u")
@@ -150,16 +196,53 @@ _COUNT = re.compile(
 )
 # Bare numbers listed or compared before a quantity share its unit: "40, 80, and 160 µmol/l",
 # "(4.0 vs. 6.0 days)".
+# A mean before its spread shares the spread's unit too: "107.4 \u00b1 30.0 minutes".
 _LISTED = re.compile(
-    rf"(?:(?<![\w.])(?:{_NUMBER})\s*(?:,\s*(?:and\s+|or\s+)?|\s(?:and|or|vs\.?|versus)\s+))+$"
+    rf"(?:(?<![\w.])(?:{_NUMBER})\s*(?:,\s*(?:and\s+|or\s+)?|\s(?:and|or|vs\.?|versus)\s+"
+    rf"|(?:\u00b1|\+/-)\s*))+$"
 )
+# A counted noun shares its unit with a mean before its spread only ("338 \u00b1 150 points"): a
+# list before a count is as often a p value or another measure ("p = 0.01, 5 patients").
+_SPREAD = re.compile(rf"(?<![\w.])(?:{_NUMBER})\s*(?:\u00b1|\+/-)\s*$")
 _LISTED_NUMBER = re.compile(_NUMBER)
+_FRACTION = re.compile(
+    r"(?<![\w-])(?P<fraction>"
+    + "|".join(re.escape(f) for f in sorted(_FRACTIONS, key=len, reverse=True))
+    + r")\s+(?:of|the)\b",
+    re.IGNORECASE,
+)
+_WORD_DENOMINATORS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10}
+_ONE_IN = re.compile(
+    r"(?<![\w-])one in (?P<denominator>two|three|four|five|six|ten|\d{1,3})\b", re.IGNORECASE
+)
+# Words right before a value that make it a bound or approximate; searched leftmost first, so
+# "no more than" is read whole, not as "more than".
+_QUALIFIER = re.compile(
+    r"(?:(?<!\w)(?P<most>less than|fewer than|under|below|at most|up to|no more than|"
+    r"not more than|no greater than|not exceeding)|(?P<most_sign><=|<|\u2264)"
+    r"|(?<!\w)(?P<least>more than|greater than|over|above|exceeding|in excess of|at least|"
+    r"upwards of|no less than|not less than|no fewer than)|(?P<least_sign>>=|>|\u2265)"
+    r"|(?<!\w)(?P<about>about|approximately|approx\.|around|roughly|nearly|almost|close to|"
+    r"some|circa|ca\.)|(?P<about_sign>~|\u2248))\s*$",
+    re.IGNORECASE,
+)
 _YEAR = re.compile(r"\b(?:in|since|from|until|by|during|before|after)\s+(?P<year>(?:19|20)\d\d)\b")
+
+
+class Reading(enum.Enum):
+    """How a stated value is meant: exactly (to its rounding), approximately, or as a bound."""
+
+    EXACT = "exact"
+    APPROXIMATE = "approximate"
+    AT_LEAST = "at least"
+    AT_MOST = "at most"
+    FRACTION = "fraction"  # a fraction word: approximate, and a share of what it may not say
 
 
 @dataclass(frozen=True, slots=True)
 class Quantity:
-    """A number (or range) with its canonical unit and its span in the text."""
+    """A number (or range) with its canonical unit, how it is meant, and its span in the
+    text."""
 
     low: float
     high: float
@@ -168,30 +251,102 @@ class Quantity:
     text: str
     start: int
     end: int
+    reading: Reading = Reading.EXACT
+
+    def comparable(self, other: Quantity) -> bool:
+        """Values of one measure: the same unit, or people counted under two names."""
+        return self.unit == other.unit or (self.unit in _PEOPLE and other.unit in _PEOPLE)
 
     def matches(self, other: Quantity) -> bool:
-        """Same unit and ``self`` (a claim value) equals ``other`` up to self's rounding, or lies
-        inside other's range."""
-        if self.unit != other.unit:
+        """``self`` (a claim value) is ``other`` (an evidence value) as each means it: equal up
+        to self's rounding or either's approximation, inside other's range, or on the side of
+        self's bound."""
+        if not self.comparable(other):
             return False
-        tolerance = 0.5 * 10.0**-self.decimals
+        if self.reading is Reading.AT_LEAST:
+            return other.high >= self.low
+        if self.reading is Reading.AT_MOST:
+            return other.low <= self.high
+        tolerance = self._tolerance()
+        if other.reading in (Reading.APPROXIMATE, Reading.FRACTION):
+            tolerance = max(tolerance, other._tolerance())
         if other.low != other.high and self.low == self.high:
             return other.low - tolerance <= self.low <= other.high + tolerance
         return abs(self.low - other.low) <= tolerance and abs(self.high - other.high) <= tolerance
+
+    @property
+    def firm(self) -> bool:
+        """Whether, as evidence, this value shows that a claim stating another one in its unit
+        changed it: a bound or a fraction word does not ("more than 1,000 patients" is not
+        "1,200 patients" changed)."""
+        return self.reading in (Reading.EXACT, Reading.APPROXIMATE)
+
+    def _tolerance(self) -> float:
+        rounding = 0.5 * 10.0**-self.decimals
+        if self.reading is Reading.FRACTION:
+            return FRACTION_TOLERANCE * self.low
+        if self.reading is Reading.APPROXIMATE and self.decimals == 0:
+            return max(rounding, _round_step(self.low) / 2, APPROXIMATE_TOLERANCE * self.low)
+        return rounding
+
+
+def _round_step(value: float) -> float:
+    """The coarsest round step (1, 5, 10, 50, 100, ...) that ``value`` is a multiple of and
+    that is at most a tenth of it: "about 75" is written to 5, "nearly 1,100" to 100."""
+    step = 1.0
+    for candidate in itertools.takewhile(lambda c: c <= value / 10, _STEPS):
+        if value % candidate == 0:
+            step = candidate
+    return step
+
+
+_STEPS = tuple(base * 10**power for power in range(7) for base in (1, 5))[1:]
 
 
 def _quantity(match: re.Match[str], unit: str) -> Quantity:
     low_text = match.group("low")
     high_text = match.groupdict().get("high") or low_text
+    single = match.groupdict().get("high") is None
     return Quantity(
         low=_value(low_text),
         high=_value(high_text),
         unit=unit,
-        decimals=len(low_text.replace("\u00b7", ".").partition(".")[2]),
+        decimals=_decimals(low_text),
         text=match.group(0),
         start=match.start(),
         end=match.end(),
+        reading=_reading(match.string, match.start()) if single else Reading.EXACT,
     )
+
+
+def _decimals(number: str) -> int:
+    return len(number.replace("\u00b7", ".").partition(".")[2])
+
+
+def _reading(text: str, start: int) -> Reading:
+    """How the words right before ``start`` make the value there meant."""
+    qualifier = _QUALIFIER.search(text, max(start - 20, 0), start)
+    if qualifier is None:
+        return Reading.EXACT
+    if qualifier.group("most") or qualifier.group("most_sign"):
+        return Reading.AT_MOST
+    if qualifier.group("least") or qualifier.group("least_sign"):
+        return Reading.AT_LEAST
+    return Reading.APPROXIMATE
+
+
+def _fractions(text: str) -> Iterator[Quantity]:
+    """Fractions of a whole as percentages: "three quarters of", "half the", "one in five"."""
+    for m in _FRACTION.finditer(text):
+        share = _FRACTIONS[m.group("fraction").lower()]
+        at, to = m.start(), m.end("fraction")
+        yield Quantity(share, share, "%", 0, m.group("fraction"), at, to, Reading.FRACTION)
+    for m in _ONE_IN.finditer(text):
+        word = m.group("denominator").lower()
+        denominator = _WORD_DENOMINATORS.get(word) or int(word)
+        if denominator:
+            share = 100.0 / denominator
+            yield Quantity(share, share, "%", 0, m.group(0), m.start(), m.end(), Reading.FRACTION)
 
 
 def _singular(noun: str) -> str:
@@ -199,24 +354,35 @@ def _singular(noun: str) -> str:
     return noun[:-3] + "y" if noun.endswith("ies") else noun[:-1]
 
 
+def _sharing(pattern: re.Pattern[str], text: str, start: int, unit: str) -> Iterator[Quantity]:
+    """The bare numbers that ``pattern`` finds right before ``start`` (where a quantity in
+    ``unit`` begins), each a quantity in that unit; years left out ("in 2019, 5 mg")."""
+    shared = pattern.search(text, max(start - 120, 0), start)
+    if shared is None:
+        return
+    for n in _LISTED_NUMBER.finditer(shared.group(0)):
+        at, written = shared.start() + n.start(), n.group(0)
+        if not re.fullmatch(r"(?:19|20)\d\d", written):
+            value = _value(written)
+            yield Quantity(value, value, unit, _decimals(written), written, at, at + len(written))
+
+
 def extract_quantities(text: str) -> list[Quantity]:
     """All quantity mentions in ``text``: number + unit, counted nouns and years."""
-    found = []
+    found = list(_fractions(text))
+    shares = [(q.start, q.end) for q in found]
     for m in _QUANTITY.finditer(text):
+        if any(a < m.end() and m.start() < b for a, b in shares):
+            continue  # "one in five patients": a share, not five patients
         unit = _CANONICAL[_unit_key(m.group("unit"))]
         found.append(_quantity(m, unit))
-        listed = _LISTED.search(text, max(m.start() - 120, 0), m.start())
-        if listed:
-            for n in _LISTED_NUMBER.finditer(listed.group(0)):
-                at = listed.start() + n.start()
-                value = _value(n.group(0))
-                if re.fullmatch(r"(?:19|20)\d\d", n.group(0)):
-                    continue  # "in 2019, 5 mg": a year, not a dose
-                found.append(Quantity(value, value, unit, 0, n.group(0), at, at + len(n.group(0))))
+        found.extend(_sharing(_LISTED, text, m.start(), unit))
     taken = [(q.start, q.end) for q in found]
     for m in _COUNT.finditer(text):
         if not any(a < m.end() and m.start() < b for a, b in taken):
-            found.append(_quantity(m, f"count:{_singular(m.group('noun'))}"))
+            unit = f"count:{_singular(m.group('noun'))}"
+            found.append(_quantity(m, unit))
+            found.extend(_sharing(_SPREAD, text, m.start(), unit))
     for m in _YEAR.finditer(text):
         year = m.group("year")
         found.append(
@@ -232,11 +398,13 @@ def check_numbers(claim: str, sources: Sequence[tuple[str, str]]) -> CheckResult
     evidence = [(pmid, q) for pmid, text in sources for q in extract_quantities(text)]
     verdicts: list[CheckResult] = []
     for quantity in extract_quantities(claim):
-        same_unit = [(pmid, q) for pmid, q in evidence if q.unit == quantity.unit]
-        match = next((pmid for pmid, q in same_unit if quantity.matches(q)), None)
+        match = next((pmid for pmid, q in evidence if quantity.matches(q)), None)
+        # Only firm values of the very unit show that the claim's was changed, and a fraction
+        # word may be a share of something else than the evidence's percentages.
+        same_unit = [(pmid, q) for pmid, q in evidence if q.unit == quantity.unit and q.firm]
         if match is not None:
             verdicts.append(CheckResult(NUMBERS, True, f"{quantity.text} found", match))
-        elif same_unit:
+        elif same_unit and quantity.reading is not Reading.FRACTION:
             stated = ", ".join(sorted({q.text for _, q in same_unit})[:5])
             detail = f"{quantity.text} not in the evidence, which states {stated}"
             verdicts.append(CheckResult(NUMBERS, False, detail, same_unit[0][0]))

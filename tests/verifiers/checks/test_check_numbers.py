@@ -4,6 +4,7 @@ import pytest
 
 from verifiers.checks.numbers import (
     LABELLED,
+    Reading,
     check_labelled_numbers,
     check_numbers,
     extract_quantities,
@@ -232,3 +233,77 @@ def test_a_labelled_number_stated_elsewhere_or_a_quantity_or_a_year_is_not_read(
     failed = check_labelled_numbers("Type 3 diabetes was seen.", evidence)
     assert failed is not None and not failed.passed
     assert failed.detail == "Type 3: the evidence numbers it otherwise (Type 2)"
+
+
+# PubMedQA 23831910 and 17208539 (MIT): results as an answer restates them.
+ENTEROSCOPY = [
+    (
+        "23831910",
+        "The mean time per antegrade DBE was 107.4\u00b130.0 minutes with a distance of "
+        "318.4\u00b1152.9 cm reached past the pylorus. 43 VCEs with pathology noted were "
+        "performed prior to DBE, with findings endoscopically confirmed in 32 cases (74.4%).",
+    )
+]
+PULL_THROUGH = [
+    (
+        "17208539",
+        "Records of 41 patients more than 3 years old who underwent a pull-through for HD "
+        "(TERPT, n = 20; ABD, n = 21) were reviewed.",
+    )
+]
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "name", "passed"),
+    [
+        # An approximate value: within 5% of itself or half its round step (75: 5).
+        ("Findings were confirmed in about 75% of cases.", ENTEROSCOPY, "numbers", True),
+        ("Findings were confirmed in ~75% of cases.", ENTEROSCOPY, "numbers", True),
+        ("Findings were confirmed in 75% of cases.", ENTEROSCOPY, "numbers", False),  # exact
+        ("Findings were confirmed in about 85% of cases.", ENTEROSCOPY, "numbers", False),
+        ("Findings were confirmed in about 74.9% of cases.", ENTEROSCOPY, "numbers", False),
+        # A fraction of a whole is the share it names; unmatched, it is unstated, not changed.
+        ("Findings were confirmed in three quarters of cases.", ENTEROSCOPY, "numbers", True),
+        ("Findings were confirmed in half of the cases.", ENTEROSCOPY, "unstated_number", False),
+        # A mean before its spread has the spread's unit.
+        ("An antegrade DBE took about 107 minutes.", ENTEROSCOPY, "numbers", True),
+        ("An antegrade DBE took 214 minutes.", ENTEROSCOPY, "numbers", False),
+        # A bound holds where a value lies on its side.
+        ("Antegrade DBE took over 100 minutes.", ENTEROSCOPY, "numbers", True),
+        ("Antegrade DBE took less than 2 hours.", ENTEROSCOPY, "unstated_number", False),
+        ("Antegrade DBE took more than 200 minutes.", ENTEROSCOPY, "numbers", False),
+        # People counted under another name are the same count.
+        ("The records of 41 children were reviewed.", PULL_THROUGH, "numbers", True),
+        ("The records of 82 children were reviewed.", PULL_THROUGH, "unstated_number", False),
+        ("The records of 82 patients were reviewed.", PULL_THROUGH, "numbers", False),
+    ],
+)
+def test_values_restated_as_answers_restate_them(
+    claim: str, evidence: list[tuple[str, str]], name: str, passed: bool
+) -> None:
+    result = check_numbers(claim, evidence)
+    assert result is not None and (result.name, result.passed) == (name, passed), result
+
+
+@pytest.mark.parametrize(
+    ("text", "reading"),
+    [
+        ("about 75%", Reading.APPROXIMATE),
+        ("no more than 75%", Reading.AT_MOST),  # not "more than"
+        ("not less than 75%", Reading.AT_LEAST),
+        ("\u226575%", Reading.AT_LEAST),
+        ("up to 75%", Reading.AT_MOST),
+        ("about 75-80%", Reading.EXACT),  # a range is read as stated
+        ("one in four patients", Reading.FRACTION),
+    ],
+)
+def test_the_words_before_a_value_say_how_it_is_meant(text: str, reading: Reading) -> None:
+    [quantity] = extract_quantities(text)
+    assert quantity.reading is reading
+
+
+def test_an_evidence_bound_shows_no_value_changed() -> None:
+    evidence = [("1", "More than 1,000 patients were enrolled.")]
+    assert check_numbers("1,000 patients were enrolled.", evidence).passed  # type: ignore[union-attr]
+    result = check_numbers("1,200 patients were enrolled.", evidence)
+    assert result is not None and result.name == "unstated_number"
