@@ -19,13 +19,15 @@ from verifiers import CheckResult
 def withhold(sentence: DecidedSentence, decision: SentenceDecision) -> DecidedSentence:
     """A sentence as a client may see it once the policy kept its words back (redacted,
     blocked, or never released): verdict, evidence and rules stay; its text becomes the
-    policy's message, and its citations (their raw text and the PMIDs it named), its quotes and
-    their checks (the words the model quoted, a misquote's difference), claim texts, check
-    details and quoted words in harm reasons go. Only the audit log keeps them."""
+    policy's message, and its citations (their raw text and the PMIDs it named, its list's
+    lead's too), its quotes and their checks (the words the model quoted, a misquote's
+    difference), claim texts, check details and quoted words in harm reasons go. Only the
+    audit log keeps them."""
     return dataclasses.replace(
         sentence,
         text=decision.message or "",
         citations=(),
+        lead_citations=(),
         quotes=(),
         claims=tuple(
             dataclasses.replace(

@@ -20,7 +20,9 @@ from typing import Any
 # 2.0: ``support`` is the harm-weighted supported share that 1.x called ``risk``; ``risk`` is
 # now harm-weighted risk, rising with unsupported and contradicted content (verifiers/risk.py).
 # 2.1: quoted citations: ``Citation.quote``, ``SentenceAnnotation.quotes`` and ``premise``.
-SCHEMA_VERSION = "2.2"
+# 2.2: ``premise`` may be ``quote_and_window``.
+# 2.3: ``SentenceAnnotation.lead_citations``: a list item cited by the line introducing its list.
+SCHEMA_VERSION = "2.3"
 
 
 class Verdict(StrEnum):
@@ -259,6 +261,9 @@ class SentenceAnnotation:
     quotes: tuple[QuoteCheck, ...] = ()
     # What its claims were judged against; None when no model judged it.
     premise: Premise | None = None
+    # A list item that cites nothing itself, under a line that does ("Key findings [PMID:1]:"):
+    # the PMIDs that line cites (valid ones only), which the item was judged against as cited.
+    lead_citations: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -143,6 +143,7 @@ class _Pending:
     # A list item read with its lead whose own words the evidence does not state: its claim is
     # not supported, whatever the model reads into the lead.
     unnamed: CheckResult | None = None
+    lead_citations: tuple[str, ...] = ()  # ``SentenceAnnotation.lead_citations``
 
 
 @dataclass(frozen=True, slots=True)
@@ -405,13 +406,15 @@ class Verifier:
             index = first_index + offset
             citations = _with_stripped(parse_citations(span.text, ids), span.start, stripped)
             quotes = _check_quotes(citations, by_id, evidence)
-            cited = tuple(dict.fromkeys(by_id[c.pmid] for c in citations if c.valid))
+            from_lead = () if citations else _lead_citations(span, ids)
+            own = [c.pmid for c in citations if c.valid]
+            cited = tuple(dict.fromkeys(by_id[pmid] for pmid in own or from_lead))
             said = strip_citations(span.text, citations)
             lead = _list_lead(span, said, ids, labels=not citations)
             term = bare_term(said) if not lead and span.list_item and cited else None
             if term or (not lead and not is_checkworthy(said, span.heading)):
                 named = self._names_cited(term or said, cited, term=term is not None)
-                result = _not_checkworthy(span, index, citations, quotes, named)
+                result = _not_checkworthy(span, index, citations, quotes, named, from_lead)
                 if result.verdict is Verdict.UNSUPPORTED:
                     result = self._harmed(result, span)
                 results[index] = result
@@ -439,6 +442,7 @@ class Verifier:
                     quotes,
                     premise,
                     named if named is not None and not named.passed else None,
+                    from_lead,
                 )
             )
         mark = timer.add("claims", mark)
@@ -1013,6 +1017,7 @@ def _sentence(
         decided_by=decided_by,
         quotes=item.quotes,
         premise=premise,
+        lead_citations=item.lead_citations,
     )
     return with_claims(sentence, claims)
 
@@ -1037,7 +1042,9 @@ def with_claims(sentence: SentenceAnnotation, claims: tuple[Claim, ...]) -> Sent
         verdict = Verdict.PARTIALLY_SUPPORTED  # the claims hold but, say, the quoted words do not
     if any(not c.valid for c in sentence.citations):
         verdict = Verdict.INVALID_CITATION
-    elif not sentence.citations and verdict is not Verdict.CONTRADICTED:
+    elif (
+        not (sentence.citations or sentence.lead_citations) and verdict is not Verdict.CONTRADICTED
+    ):
         verdict = Verdict.UNCITED
     harm = max((c.harm for c in claims), default=1)
     reasons = tuple(dict.fromkeys(r for c in claims if c.harm == harm for r in c.harm_reasons))
@@ -1086,6 +1093,15 @@ def _unnamed(outcome: ClaimJudgement, failed: CheckResult) -> ClaimJudgement:
     return replace(outcome, verdict=verdict, checks=(*outcome.checks, failed))
 
 
+def _lead_citations(span: SentenceSpan, ids: Sequence[str]) -> tuple[str, ...]:
+    """The PMIDs that the line introducing a list item's list cites validly ("Key findings of
+    the trial [PMID:1]:"): an item that cites nothing itself is judged against them, as cited.
+    A lead citing only references that were never given lends nothing: the item is uncited."""
+    if not span.list_item or not span.lead:
+        return ()
+    return tuple(dict.fromkeys(c.pmid for c in parse_citations(span.lead, ids) if c.valid))
+
+
 def _list_lead(span: SentenceSpan, said: str, ids: Sequence[str], *, labels: bool) -> str | None:
     """For a list item that is no clause of its own (``said``: its words without citations),
     the words of the line that introduced its list that make it a claim
@@ -1102,11 +1118,12 @@ def _not_checkworthy(
     citations: tuple[Citation, ...],
     quotes: tuple[QuoteCheck, ...] = (),
     named: CheckResult | None = None,
+    lead_citations: tuple[str, ...] = (),
 ) -> SentenceAnnotation:
     """Nothing to judge, unless it cites a reference that was never given, or names what the
-    records it cites never name (``named``: ``Verifier._names_cited``, then ``unsupported``);
-    what it quotes is still checked (a misquote is reported whatever the sentence around it
-    says)."""
+    records it (or its list's lead) cites never name (``named``: ``Verifier._names_cited``,
+    then ``unsupported``); what it quotes is still checked (a misquote is reported whatever the
+    sentence around it says)."""
     fabricated = any(not c.valid for c in citations)
     verdict = Verdict.INVALID_CITATION if fabricated else Verdict.NOT_CHECKWORTHY
     if not fabricated and named is not None and not named.passed:
@@ -1123,6 +1140,7 @@ def _not_checkworthy(
             citations,
             checks=checks,
             quotes=quotes,
+            lead_citations=lead_citations,
         )
     )
 

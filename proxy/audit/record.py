@@ -120,6 +120,7 @@ def _pmids(sentence: SentenceAnnotation) -> tuple[str, ...]:
     found = [span.pmid for span in sentence.evidence]
     found += [span.pmid for claim in sentence.claims for span in claim.evidence]
     found += [citation.pmid for citation in sentence.citations]
+    found += sentence.lead_citations
     return tuple(dict.fromkeys(found))
 
 

@@ -380,6 +380,11 @@
       body.push(el("h4", { textContent: "Citations" }));
       body.push(el("ul", {}, ...citations.map((c) => el("li", {}, pmidLink(c.pmid), c.valid ? " — among the retrieved evidence" : " — not among the retrieved evidence (invalid)"))));
     }
+    const fromLead = ann.lead_citations || [];
+    if (!citations.length && fromLead.length) {
+      body.push(el("h4", { textContent: "Citations (of the line introducing its list)" }));
+      body.push(el("ul", {}, ...fromLead.map((pmid) => el("li", {}, pmidLink(pmid), " — judged against it as cited"))));
+    }
     const quotes = ann.quotes || [];
     if (quotes.length) {
       const judged = {

@@ -57,6 +57,7 @@ def _dose_sentence() -> SentenceAnnotation:
         harm_reasons=("dose: '800 mg'",),
         checks=(check,),
         quotes=(QuoteCheck("123", "800 mg", QuoteStatus.MISQUOTE),),
+        lead_citations=("456",),
     )
 
 
@@ -66,6 +67,7 @@ def test_a_withheld_sentence_keeps_its_verdict_and_loses_its_words() -> None:
     shown = withhold(original, decision)
     assert shown.withheld and not original.withheld
     assert (shown.text, shown.citations, shown.quotes) == ("[removed]", (), ())
+    assert shown.lead_citations == ()  # the PMIDs its list's lead cites go with its own
     assert (shown.verdict, shown.harm, shown.action) == (Verdict.CONTRADICTED, 5, Action.REDACT)
     assert shown.rules_fired == ("dose-contradicted",)
     assert shown.harm_reasons == ("dose",) and shown.claims[0].harm_reasons == ("dose",)

@@ -353,3 +353,39 @@ def test_an_uncited_item_under_a_label_is_read_with_the_label(
     )
     assert (label.verdict, references.verdict) == (Verdict.NOT_CHECKWORTHY,) * 2
     assert reference.claims == () or not reference.claims[0].text.startswith("References")
+
+
+def test_an_item_cited_by_the_line_introducing_its_list_is_judged_as_cited(
+    entailing_verifier: Verifier, evidence: list[Evidence]
+) -> None:
+    """Answers often cite a list once, in the line that introduces it: its items were
+    `uncited` and judged against every abstract. Each item that cites nothing itself is now
+    judged against what its lead cites (`lead_citations`), and can be `supported`; an item's
+    own citation still decides, and a lead citing only a reference never given lends nothing.
+    Streamed in small pieces, the verdicts are the same."""
+    answer = (
+        "Key findings on CX3CL1 in asthma [PMID:21366394]:\n"
+        "- CX3CL1 expression is increased in airway smooth muscle after allergen challenge.\n"
+        "- Blood group A carries a higher risk of COVID-19 [PMID:5sfojk7y].\n"
+        "\n"
+        "Findings of another trial [PMID:99999999]:\n"
+        "- CX3CL1 expression is increased in airway smooth muscle.\n"
+    )
+    report = entailing_verifier.verify(answer, evidence)
+    lead, inherited, own, fabricated_lead, uncited = report.sentences
+    assert inherited.verdict is Verdict.SUPPORTED
+    assert inherited.lead_citations == ("21366394",) and inherited.citations == ()
+    assert {span.pmid for span in inherited.evidence} == {"21366394"}
+    assert own.lead_citations == () and [c.pmid for c in own.citations] == ["5sfojk7y"]
+    assert {span.pmid for span in own.evidence} == {"5sfojk7y"}
+    assert fabricated_lead.verdict is Verdict.INVALID_CITATION
+    assert uncited.verdict is Verdict.UNCITED and uncited.lead_citations == ()
+    assert lead.lead_citations == ()
+    stream = entailing_verifier.stream(evidence)
+    for start in range(0, len(answer), 5):
+        stream.feed(answer[start : start + 5])
+    streamed = stream.finish()
+    assert verdicts(streamed) == verdicts(report)
+    assert [s.lead_citations for s in streamed.sentences] == [
+        s.lead_citations for s in report.sentences
+    ]

@@ -97,6 +97,19 @@ def bullets(item: AnswerItem) -> Rendering:
     return intro + text, shifted, [(0, len(intro) - 1)]
 
 
+def cited_lead(item: AnswerItem) -> Rendering:
+    """``- text.`` one per line, uncited, under a line that cites every record they rest on:
+    "Here is what the evidence shows [PMID:1] [PMID:2]:"."""
+    cites = " ".join(f"[PMID:{pmid}]" for pmid in dict.fromkeys(item.pmids))
+    intro = f"Here is what the evidence shows {cites}:\n"
+    text, spans, _ = _render(
+        [_Line("- ", _body(s), ".") for s in item.sentences],
+        joiner="\n",
+    )
+    shifted = [(a + len(intro), b + len(intro)) for a, b in spans]
+    return intro + text, shifted, [(0, len(intro) - 1)]
+
+
 def bullets_without_full_stop(item: AnswerItem) -> Rendering:
     """``- text [PMID:123]`` one per line, no full stop anywhere (how list items are often
     written)."""
@@ -176,6 +189,7 @@ SHAPES: dict[str, Callable[[AnswerItem], Rendering]] = {
     "numbered_after_full_stop": numbered_after_full_stop,
     "bullets": bullets,
     "bullets_without_full_stop": bullets_without_full_stop,
+    "cited_lead": cited_lead,
     "bold_labels": bold_labels,
     "bold_words": bold_words,
     "table": table,

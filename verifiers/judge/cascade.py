@@ -263,7 +263,9 @@ class EscalationRun:
         by_pmid = {ev.pmid: ev for ev in self._evidence}
         groups = []
         for c in candidates:
-            cited = [by_pmid[x.pmid] for x in sentences[c.sentence].citations if x.pmid in by_pmid]
+            sentence = sentences[c.sentence]
+            pmids = [x.pmid for x in sentence.citations] or list(sentence.lead_citations)
+            cited = [by_pmid[pmid] for pmid in pmids if pmid in by_pmid]
             groups.append(tuple(dict.fromkeys(cited)) or self._evidence)
         chosen = self._cascade.selector.select([c.text for c in candidates], groups)
         per_claim = self._settings.windows_per_claim

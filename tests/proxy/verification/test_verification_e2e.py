@@ -217,7 +217,7 @@ def test_an_answer_whose_only_claim_cites_a_fabricated_pmid_is_at_risk(
     assert report["support"] == pytest.approx(1.0 - report["risk"])
     assert float(response.headers["x-veriproxy-risk"]) >= 0.5
     assert float(response.headers["x-veriproxy-support"]) <= 0.5
-    assert report["schema_version"] == "2.2"
+    assert report["schema_version"] == "2.3"
     recorded = _audit(verifying)[-1]
     assert recorded["risk"] == report["risk"] and recorded["support"] == report["support"]
 

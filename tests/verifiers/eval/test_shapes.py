@@ -30,7 +30,8 @@ def test_each_shape_writes_every_sentence_and_its_citation(
         for sentence, pmid, (start, end) in zip(item.sentences, item.pmids, spans, strict=True):
             written = text[start:end].replace("**", "")
             assert sentence.rstrip().rstrip(".") in written
-            assert pmid in written or "[1]" in written
+            cited_in_lead = any(pmid in text[a:b] for a, b in labels)  # ``cited_lead``
+            assert pmid in written or "[1]" in written or cited_in_lead
         assert all(text[a:b].strip() and "\n" not in text[a:b] for a, b in labels)
 
 
@@ -38,7 +39,8 @@ def test_every_shape_is_read_as_the_plain_answer(
     entailing_verifier: Any, items: list[AnswerItem]
 ) -> None:
     """A citation after the full stop cites its own sentence, a heading or an introducing line
-    is no sentence to judge, and a lead-in hides nothing: each shape gets the plain verdicts."""
+    is no sentence to judge, a lead-in hides nothing and an item cites what the line
+    introducing its list cites: each shape gets the plain verdicts."""
     result = compare_shapes(entailing_verifier.verify, items)
     plain = result.shapes["plain"]
     assert plain.sentences == sum(len(i.sentences) for i in items) and plain.supported
@@ -48,3 +50,4 @@ def test_every_shape_is_read_as_the_plain_answer(
         assert metrics.labels_judged == 0, name
     assert result.shapes["under_heading"].labels == len(items)
     assert result.shapes["bullets"].labels == len(items)
+    assert result.shapes["cited_lead"].labels == len(items)
