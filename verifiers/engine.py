@@ -407,8 +407,8 @@ class Verifier:
             citations = _with_stripped(parse_citations(span.text, ids), span.start, stripped)
             quotes = _check_quotes(citations, by_id, evidence)
             from_lead = () if citations else _lead_citations(span, ids)
-            own = [c.pmid for c in citations if c.valid]
-            cited = tuple(dict.fromkeys(by_id[pmid] for pmid in own or from_lead))
+            named_here = [c.pmid for c in citations if c.valid]
+            cited = tuple(dict.fromkeys(by_id[pmid] for pmid in named_here or from_lead))
             said = strip_citations(span.text, citations)
             lead = _list_lead(span, said, ids, labels=not citations)
             term = bare_term(said) if not lead and span.list_item and cited else None
