@@ -13,11 +13,14 @@ Answers restate numbers as a reader would, and each such reading is taken at its
 
 - a value the claim calls approximate ("about 75%", "nearly 1,100 women", "~12%") matches
   within 5% of itself or half the round step it is written to (75: 5, 1,100: 100);
-- a bound ("more than 1,000 women", "at least 12 weeks", "less than 5%") matches any value on
-  its side of the bound;
-- a fraction of a whole ("three quarters of", "half of", "one in five") is the percentage it
-  names, read within a tenth of itself; unmatched, it is unstated, never a changed value (it
-  may be a share of something else than the evidence's percentages);
+- a bound ("more than 1,000 women", "at least 12 weeks", "less than 5%"; "more than" and
+  "less than" exclude the value itself) matches a value on its side of the bound and near it
+  (up to half again past it); a value on its side but farther is allowed, not restated
+  (``unstated_number``: "at least 2%" for 20% is no restatement a reader would trust);
+- a fraction of a whole ("three quarters of", "half of", "one in five"; also as a bound, "more
+  than one third") is the percentage it names, read within a tenth of itself; unmatched, it is
+  not judged (it may be a share the evidence counts as "31 of 58", or of something else than
+  the evidence's percentages);
 - people counted under another name ("41 children" for "41 patients") are the same count
   (who they were is for the entity check and the model to read);
 - the value before "±" (a mean and its spread: "107.4 ± 30.0 minutes") shares the unit after.
@@ -165,6 +168,7 @@ _FRACTIONS = {
     "one fifth": 20.0,
     "one-fifth": 20.0,
 }
+BOUND_REACH = 1.5  # a bound restates values up to half again past it ("over 100" for 107)
 FRACTION_TOLERANCE = 0.1  # a fraction word names its share within a tenth of it
 APPROXIMATE_TOLERANCE = 0.05  # "about N": within 5% of N (or half its round step)
 
@@ -218,10 +222,13 @@ _ONE_IN = re.compile(
 # Words right before a value that make it a bound or approximate; searched leftmost first, so
 # "no more than" is read whole, not as "more than".
 _QUALIFIER = re.compile(
-    r"(?:(?<!\w)(?P<most>less than|fewer than|under|below|at most|up to|no more than|"
-    r"not more than|no greater than|not exceeding)|(?P<most_sign><=|<|\u2264)"
-    r"|(?<!\w)(?P<least>more than|greater than|over|above|exceeding|in excess of|at least|"
-    r"upwards of|no less than|not less than|no fewer than)|(?P<least_sign>>=|>|\u2265)"
+    r"(?:(?<!\w)(?P<at_most>at most|up to|no more than|not more than|no greater than|"
+    r"not exceeding)|(?P<at_most_sign><=|\u2264)"
+    r"|(?<!\w)(?P<below>less than|fewer than|under|below)|(?P<below_sign><)"
+    r"|(?<!\w)(?P<at_least>at least|no less than|not less than|no fewer than)"
+    r"|(?P<at_least_sign>>=|\u2265)"
+    r"|(?<!\w)(?P<above>more than|greater than|over|above|exceeding|in excess of|upwards of)"
+    r"|(?P<above_sign>>)"
     r"|(?<!\w)(?P<about>about|approximately|approx\.|around|roughly|nearly|almost|close to|"
     r"some|circa|ca\.)|(?P<about_sign>~|\u2248))\s*$",
     re.IGNORECASE,
@@ -235,8 +242,9 @@ class Reading(enum.Enum):
     EXACT = "exact"
     APPROXIMATE = "approximate"
     AT_LEAST = "at least"
+    ABOVE = "above"  # strictly: "more than 1,000" is not 1,000
     AT_MOST = "at most"
-    FRACTION = "fraction"  # a fraction word: approximate, and a share of what it may not say
+    BELOW = "below"
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,6 +260,9 @@ class Quantity:
     start: int
     end: int
     reading: Reading = Reading.EXACT
+    # A fraction of a whole in words ("three quarters of"), as the percentage it names: a share
+    # of what it may not say, so unmatched it shows nothing changed.
+    fraction: bool = False
 
     def comparable(self, other: Quantity) -> bool:
         """Values of one measure: the same unit, or people counted under two names."""
@@ -260,34 +271,62 @@ class Quantity:
     def matches(self, other: Quantity) -> bool:
         """``self`` (a claim value) is ``other`` (an evidence value) as each means it: equal up
         to self's rounding or either's approximation, inside other's range, or on the side of
-        self's bound."""
+        self's bound and near it (a bound restates a value: "more than 1,000" for 1,099, not
+        for 10,990)."""
         if not self.comparable(other):
             return False
-        if self.reading is Reading.AT_LEAST:
-            return other.high >= self.low
-        if self.reading is Reading.AT_MOST:
-            return other.low <= self.high
+        if self.reading in _LOWER_BOUNDS:
+            return self._restates_bound(other) or (
+                self.allows(other) and other.high <= BOUND_REACH * self.low
+            )
+        if self.reading in _UPPER_BOUNDS:
+            return self._restates_bound(other) or (
+                self.allows(other) and other.low >= self.high / BOUND_REACH
+            )
         tolerance = self._tolerance()
-        if other.reading in (Reading.APPROXIMATE, Reading.FRACTION):
+        if other.reading is Reading.APPROXIMATE:
             tolerance = max(tolerance, other._tolerance())
         if other.low != other.high and self.low == self.high:
             return other.low - tolerance <= self.low <= other.high + tolerance
         return abs(self.low - other.low) <= tolerance and abs(self.high - other.high) <= tolerance
+
+    def allows(self, other: Quantity) -> bool:
+        """``self`` is a bound that ``other`` lies on the side of, however far: "less than 5%"
+        allows 2%, which it does not restate."""
+        if not self.comparable(other):
+            return False
+        if self.reading is Reading.AT_LEAST:
+            return other.high >= self.low
+        if self.reading is Reading.ABOVE:
+            return other.high > self.low
+        if self.reading is Reading.AT_MOST:
+            return other.low <= self.high
+        return self.reading is Reading.BELOW and other.low < self.high
+
+    def _restates_bound(self, other: Quantity) -> bool:
+        """``other`` is the same bound on the same side: "more than 1,000" for "over 1,000"."""
+        lower = {self.reading, other.reading} <= _LOWER_BOUNDS
+        upper = {self.reading, other.reading} <= _UPPER_BOUNDS
+        return (lower or upper) and (self.low, self.high) == (other.low, other.high)
 
     @property
     def firm(self) -> bool:
         """Whether, as evidence, this value shows that a claim stating another one in its unit
         changed it: a bound or a fraction word does not ("more than 1,000 patients" is not
         "1,200 patients" changed)."""
-        return self.reading in (Reading.EXACT, Reading.APPROXIMATE)
+        return self.reading in (Reading.EXACT, Reading.APPROXIMATE) and not self.fraction
 
     def _tolerance(self) -> float:
         rounding = 0.5 * 10.0**-self.decimals
-        if self.reading is Reading.FRACTION:
+        if self.fraction:
             return FRACTION_TOLERANCE * self.low
         if self.reading is Reading.APPROXIMATE and self.decimals == 0:
             return max(rounding, _round_step(self.low) / 2, APPROXIMATE_TOLERANCE * self.low)
         return rounding
+
+
+_LOWER_BOUNDS = frozenset({Reading.AT_LEAST, Reading.ABOVE})
+_UPPER_BOUNDS = frozenset({Reading.AT_MOST, Reading.BELOW})
 
 
 def _round_step(value: float) -> float:
@@ -328,25 +367,29 @@ def _reading(text: str, start: int) -> Reading:
     qualifier = _QUALIFIER.search(text, max(start - 20, 0), start)
     if qualifier is None:
         return Reading.EXACT
-    if qualifier.group("most") or qualifier.group("most_sign"):
-        return Reading.AT_MOST
-    if qualifier.group("least") or qualifier.group("least_sign"):
-        return Reading.AT_LEAST
+    for reading in (Reading.AT_MOST, Reading.BELOW, Reading.AT_LEAST, Reading.ABOVE):
+        group = reading.name.lower()
+        if qualifier.group(group) or qualifier.group(f"{group}_sign"):
+            return reading
     return Reading.APPROXIMATE
 
 
 def _fractions(text: str) -> Iterator[Quantity]:
-    """Fractions of a whole as percentages: "three quarters of", "half the", "one in five"."""
-    for m in _FRACTION.finditer(text):
-        share = _FRACTIONS[m.group("fraction").lower()]
-        at, to = m.start(), m.end("fraction")
-        yield Quantity(share, share, "%", 0, m.group("fraction"), at, to, Reading.FRACTION)
+    """Fractions of a whole as percentages: "three quarters of", "half the", "one in five";
+    approximate, or a bound where the words before say so ("more than one third")."""
+    shares = [(m, _FRACTIONS[m.group("fraction").lower()]) for m in _FRACTION.finditer(text)]
     for m in _ONE_IN.finditer(text):
         word = m.group("denominator").lower()
         denominator = _WORD_DENOMINATORS.get(word) or int(word)
         if denominator:
-            share = 100.0 / denominator
-            yield Quantity(share, share, "%", 0, m.group(0), m.start(), m.end(), Reading.FRACTION)
+            shares.append((m, 100.0 / denominator))
+    for m, share in shares:
+        words = m.group("fraction") if "fraction" in m.re.groupindex else m.group(0)
+        reading = _reading(text, m.start())
+        if reading is Reading.EXACT:
+            reading = Reading.APPROXIMATE
+        at = m.start()
+        yield Quantity(share, share, "%", 0, words, at, at + len(words), reading, fraction=True)
 
 
 def _singular(noun: str) -> str:
@@ -404,7 +447,13 @@ def check_numbers(claim: str, sources: Sequence[tuple[str, str]]) -> CheckResult
         same_unit = [(pmid, q) for pmid, q in evidence if q.unit == quantity.unit and q.firm]
         if match is not None:
             verdicts.append(CheckResult(NUMBERS, True, f"{quantity.text} found", match))
-        elif same_unit and quantity.reading is not Reading.FRACTION:
+        elif quantity.fraction:
+            continue  # unmatched, "half the patients" may be counted as "31 of 58"
+        elif any(quantity.allows(q) for _, q in evidence):
+            allowed = ", ".join(sorted({q.text for _, q in evidence if quantity.allows(q)})[:5])
+            detail = f"{quantity.text}: the evidence states {allowed}, allowed but not restated"
+            verdicts.append(CheckResult(UNSTATED, False, detail, None))
+        elif same_unit:
             stated = ", ".join(sorted({q.text for _, q in same_unit})[:5])
             detail = f"{quantity.text} not in the evidence, which states {stated}"
             verdicts.append(CheckResult(NUMBERS, False, detail, same_unit[0][0]))

@@ -262,9 +262,8 @@ PULL_THROUGH = [
         ("Findings were confirmed in 75% of cases.", ENTEROSCOPY, "numbers", False),  # exact
         ("Findings were confirmed in about 85% of cases.", ENTEROSCOPY, "numbers", False),
         ("Findings were confirmed in about 74.9% of cases.", ENTEROSCOPY, "numbers", False),
-        # A fraction of a whole is the share it names; unmatched, it is unstated, not changed.
+        # A fraction of a whole is the share it names (unmatched, it is not judged: below).
         ("Findings were confirmed in three quarters of cases.", ENTEROSCOPY, "numbers", True),
-        ("Findings were confirmed in half of the cases.", ENTEROSCOPY, "unstated_number", False),
         # A mean before its spread has the spread's unit.
         ("An antegrade DBE took about 107 minutes.", ENTEROSCOPY, "numbers", True),
         ("An antegrade DBE took 214 minutes.", ENTEROSCOPY, "numbers", False),
@@ -272,6 +271,12 @@ PULL_THROUGH = [
         ("Antegrade DBE took over 100 minutes.", ENTEROSCOPY, "numbers", True),
         ("Antegrade DBE took less than 2 hours.", ENTEROSCOPY, "unstated_number", False),
         ("Antegrade DBE took more than 200 minutes.", ENTEROSCOPY, "numbers", False),
+        # On the bound's side but far past it: allowed, not restated.
+        ("Findings were confirmed in over 40% of cases.", ENTEROSCOPY, "unstated_number", False),
+        ("Antegrade DBE took at least 50 minutes.", ENTEROSCOPY, "unstated_number", False),
+        # A strict bound excludes its value: "less than 74.4%" is no restatement of 74.4%.
+        ("Findings were confirmed in less than 74.4% of cases.", ENTEROSCOPY, "numbers", False),
+        ("Findings were confirmed in at most 74.4% of cases.", ENTEROSCOPY, "numbers", True),
         # People counted under another name are the same count.
         ("The records of 41 children were reviewed.", PULL_THROUGH, "numbers", True),
         ("The records of 82 children were reviewed.", PULL_THROUGH, "unstated_number", False),
@@ -293,13 +298,21 @@ def test_values_restated_as_answers_restate_them(
         ("not less than 75%", Reading.AT_LEAST),
         ("\u226575%", Reading.AT_LEAST),
         ("up to 75%", Reading.AT_MOST),
+        ("more than 75%", Reading.ABOVE),
+        ("<75%", Reading.BELOW),
         ("about 75-80%", Reading.EXACT),  # a range is read as stated
-        ("one in four patients", Reading.FRACTION),
+        ("one in four patients", Reading.APPROXIMATE),
+        ("more than one third of cases", Reading.ABOVE),
     ],
 )
 def test_the_words_before_a_value_say_how_it_is_meant(text: str, reading: Reading) -> None:
     [quantity] = extract_quantities(text)
     assert quantity.reading is reading
+
+
+def test_a_fraction_the_evidence_does_not_state_as_a_percentage_is_not_judged() -> None:
+    # "half the patients" may be the evidence's "31 of 58": no verdict either way.
+    assert check_numbers("Findings were confirmed in half of the cases.", ENTEROSCOPY) is None
 
 
 def test_an_evidence_bound_shows_no_value_changed() -> None:
