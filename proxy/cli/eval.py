@@ -12,7 +12,8 @@ import argparse
 import importlib
 
 EVAL_TARGETS: tuple[str, ...] = (
-    "nli", "answers", "shapes", "lists", "retrieval", "segmentation", "citations", "harm",
+    "nli", "answers", "shapes", "lists", "numbers", "retrieval", "segmentation", "citations",
+    "harm",
 )  # fmt: skip
 
 
