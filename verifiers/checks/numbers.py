@@ -303,11 +303,17 @@ class Quantity:
             return other.low <= self.high
         return self.reading is Reading.BELOW and other.low < self.high
 
+    def bounds_alike(self, other: Quantity) -> bool:
+        """``self`` and ``other`` are bounds on the same side of one unit ("less than 30 hours",
+        "less than three hours")."""
+        return self.unit == other.unit and (
+            {self.reading, other.reading} <= _LOWER_BOUNDS
+            or {self.reading, other.reading} <= _UPPER_BOUNDS
+        )
+
     def _restates_bound(self, other: Quantity) -> bool:
         """``other`` is the same bound on the same side: "more than 1,000" for "over 1,000"."""
-        lower = {self.reading, other.reading} <= _LOWER_BOUNDS
-        upper = {self.reading, other.reading} <= _UPPER_BOUNDS
-        return (lower or upper) and (self.low, self.high) == (other.low, other.high)
+        return self.bounds_alike(other) and (self.low, self.high) == (other.low, other.high)
 
     @property
     def firm(self) -> bool:
@@ -449,6 +455,12 @@ def check_numbers(claim: str, sources: Sequence[tuple[str, str]]) -> CheckResult
             verdicts.append(CheckResult(NUMBERS, True, f"{quantity.text} found", match))
         elif quantity.fraction:
             continue  # unmatched, "half the patients" may be counted as "31 of 58"
+        elif moved := [(pmid, q) for pmid, q in evidence if quantity.bounds_alike(q)]:
+            # A threshold the evidence sets on the same side, moved: "less than 30 hours"
+            # for "less than three hours".
+            stated = ", ".join(sorted({q.text for _, q in moved})[:5])
+            detail = f"{quantity.text} not in the evidence, which bounds it at {stated}"
+            verdicts.append(CheckResult(NUMBERS, False, detail, moved[0][0]))
         elif any(quantity.allows(q) for _, q in evidence):
             allowed = ", ".join(sorted({q.text for _, q in evidence if quantity.allows(q)})[:5])
             detail = f"{quantity.text}: the evidence states {allowed}, allowed but not restated"

@@ -310,6 +310,17 @@ def test_the_words_before_a_value_say_how_it_is_meant(text: str, reading: Readin
     assert quantity.reading is reading
 
 
+def test_a_threshold_moved_on_its_side_is_a_changed_number() -> None:
+    # A threshold moved as eval citations moves one: "less than three hours" -> "less than 30".
+    evidence = [
+        ("1", "Troponin may not be diagnostic when symptoms began less than three hours before.")
+    ]
+    moved = check_numbers("Symptoms began less than 30 hours before.", evidence)
+    assert moved is not None and (moved.name, moved.passed) == ("numbers", False)
+    kept = check_numbers("Symptoms began under 3 hours before.", evidence)
+    assert kept is not None and kept.passed
+
+
 def test_a_fraction_the_evidence_does_not_state_as_a_percentage_is_not_judged() -> None:
     # "half the patients" may be the evidence's "31 of 58": no verdict either way.
     assert check_numbers("Findings were confirmed in half of the cases.", ENTEROSCOPY) is None
