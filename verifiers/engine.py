@@ -410,7 +410,7 @@ class Verifier:
             named_here = [c.pmid for c in citations if c.valid]
             cited = tuple(dict.fromkeys(by_id[pmid] for pmid in named_here or from_lead))
             said = strip_citations(span.text, citations)
-            lead = _list_lead(span, said, ids, labels=not citations)
+            lead = _list_lead(span, said, ids, labels=not (citations or from_lead))
             term = bare_term(said) if not lead and span.list_item and cited else None
             if term or (not lead and not is_checkworthy(said, span.heading)):
                 named = self._names_cited(term or said, cited, term=term is not None)
