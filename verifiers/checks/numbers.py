@@ -14,7 +14,7 @@ Answers restate numbers as a reader would, and each such reading is taken at its
 - a value the claim calls approximate ("about 75%", "nearly 1,100 women", "~12%") matches
   within 5% of itself or half the round step it is written to (75: 5, 1,100: 100);
 - a bound ("more than 1,000 women", "at least 12 weeks", "less than 5%"; "more than" and
-  "less than" exclude the value itself) matches a value on its side of the bound and near it
+  "less than" exclude the value itself; "over 6 months" is a span of time, no bound) matches a value on its side of the bound and near it
   (up to half again past it); a value on its side but farther is allowed, not restated
   (``unstated_number``: "at least 2%" for 20% is no restatement a reader would trust);
 - a fraction of a whole ("three quarters of", "half of", "one in five"; also as a bound, "more
@@ -168,7 +168,7 @@ _FRACTIONS = {
     "one fifth": 20.0,
     "one-fifth": 20.0,
 }
-BOUND_REACH = 1.5  # a bound restates values up to half again past it ("over 100" for 107)
+BOUND_REACH = 1.5  # a bound restates values up to half again past it ("more than 100" for 107)
 FRACTION_TOLERANCE = 0.1  # a fraction word names its share within a tenth of it
 APPROXIMATE_TOLERANCE = 0.05  # "about N": within 5% of N (or half its round step)
 
@@ -331,6 +331,7 @@ class Quantity:
         return rounding
 
 
+_DURATIONS = frozenset({"h", "min", "d", "wk", "mo", "y"})
 _LOWER_BOUNDS = frozenset({Reading.AT_LEAST, Reading.ABOVE})
 _UPPER_BOUNDS = frozenset({Reading.AT_MOST, Reading.BELOW})
 
@@ -360,7 +361,7 @@ def _quantity(match: re.Match[str], unit: str) -> Quantity:
         text=match.group(0),
         start=match.start(),
         end=match.end(),
-        reading=_reading(match.string, match.start()) if single else Reading.EXACT,
+        reading=_reading(match.string, match.start(), unit) if single else Reading.EXACT,
     )
 
 
@@ -368,11 +369,13 @@ def _decimals(number: str) -> int:
     return len(number.replace("\u00b7", ".").partition(".")[2])
 
 
-def _reading(text: str, start: int) -> Reading:
-    """How the words right before ``start`` make the value there meant."""
+def _reading(text: str, start: int, unit: str = "") -> Reading:
+    """How the words right before ``start`` make the value there meant (in ``unit``)."""
     qualifier = _QUALIFIER.search(text, max(start - 20, 0), start)
     if qualifier is None:
         return Reading.EXACT
+    if unit in _DURATIONS and qualifier.group(0).strip().lower() == "over":
+        return Reading.EXACT  # "predict transition over 6 months": during them, not past
     for reading in (Reading.AT_MOST, Reading.BELOW, Reading.AT_LEAST, Reading.ABOVE):
         group = reading.name.lower()
         if qualifier.group(group) or qualifier.group(f"{group}_sign"):

@@ -268,7 +268,7 @@ PULL_THROUGH = [
         ("An antegrade DBE took about 107 minutes.", ENTEROSCOPY, "numbers", True),
         ("An antegrade DBE took 214 minutes.", ENTEROSCOPY, "numbers", False),
         # A bound holds where a value lies on its side.
-        ("Antegrade DBE took over 100 minutes.", ENTEROSCOPY, "numbers", True),
+        ("Antegrade DBE took more than 100 minutes.", ENTEROSCOPY, "numbers", True),
         ("Antegrade DBE took less than 2 hours.", ENTEROSCOPY, "unstated_number", False),
         ("Antegrade DBE took more than 200 minutes.", ENTEROSCOPY, "numbers", False),
         # On the bound's side but far past it: allowed, not restated.
@@ -303,6 +303,8 @@ def test_values_restated_as_answers_restate_them(
         ("about 75-80%", Reading.EXACT),  # a range is read as stated
         ("one in four patients", Reading.APPROXIMATE),
         ("more than one third of cases", Reading.ABOVE),
+        ("followed over 6 months", Reading.EXACT),  # a span of time, not a bound
+        ("over 6 mg", Reading.ABOVE),
     ],
 )
 def test_the_words_before_a_value_say_how_it_is_meant(text: str, reading: Reading) -> None:
