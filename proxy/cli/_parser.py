@@ -128,3 +128,13 @@ def add_data_dir(parser: argparse.ArgumentParser, what: str = "the public datase
         help=f"{what}, or ${DATA_DIR_ENV} "
         f"(default: %(default)s, relative to the current directory: {resolved})",
     )
+
+
+def add_eval_flags(
+    parser: argparse.ArgumentParser, limit: str = "first N items of each source"
+) -> None:
+    """The flags every ``eval`` target over the held-out items shares: ``--data-dir``,
+    ``--limit`` (``limit``: what N counts) and ``--json``."""
+    add_data_dir(parser)
+    parser.add_argument("--limit", type=int, default=None, help=limit)
+    parser.add_argument("--json", action="store_true", help="machine-readable output")

@@ -9,16 +9,14 @@ import json
 import sys
 import time
 
-from proxy.cli._parser import add_data_dir
+from proxy.cli._parser import add_eval_flags
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "lists", help="answers written as a list of cited bare names, and one name swapped"
     )
-    add_data_dir(parser)
-    parser.add_argument("--limit", type=int, default=None, help="first N list answers")
-    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    add_eval_flags(parser, "first N list answers")
     parser.set_defaults(func=run)
 
 

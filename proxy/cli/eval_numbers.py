@@ -9,7 +9,7 @@ import argparse
 import json
 import sys
 
-from proxy.cli._parser import add_data_dir
+from proxy.cli._parser import add_eval_flags
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -17,9 +17,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "numbers",
         help="evidence values restated as answers restate them (about, more than, fractions)",
     )
-    add_data_dir(parser)
-    parser.add_argument("--limit", type=int, default=None, help="first N items of each source")
-    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    add_eval_flags(parser)
     parser.set_defaults(func=run)
 
 

@@ -9,7 +9,7 @@ import json
 import sys
 import time
 
-from proxy.cli._parser import add_data_dir
+from proxy.cli._parser import add_eval_flags
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -17,9 +17,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "shapes",
         help="the same answers as bullets, in bold, under a heading, cited after the full stop...",
     )
-    add_data_dir(parser)
-    parser.add_argument("--limit", type=int, default=None, help="first N items of each source")
-    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    add_eval_flags(parser)
     parser.set_defaults(func=run)
 
 
