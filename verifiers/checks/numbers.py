@@ -14,16 +14,20 @@ Answers restate numbers as a reader would, and each such reading is taken at its
 - a value the claim calls approximate ("about 75%", "nearly 1,100 women", "~12%") matches
   within 5% of itself or half the round step it is written to (75: 5, 1,100: 100);
 - a bound ("more than 1,000 women", "at least 12 weeks", "less than 5%"; "more than" and
-  "less than" exclude the value itself; "over 6 months" is a span of time, no bound) matches a value on its side of the bound and near it
-  (up to half again past it); a value on its side but farther is allowed, not restated
-  (``unstated_number``: "at least 2%" for 20% is no restatement a reader would trust);
+  "less than" exclude the value itself; "over 6 months" is a span of time, no bound) matches
+  a value on its side of the bound and near it (up to half again past it); a value on its
+  side but farther is allowed, not restated (``unstated_number``: "at least 2%" for 20% is no
+  restatement a reader would trust);
 - a fraction of a whole ("three quarters of", "half of", "one in five"; also as a bound, "more
   than one third") is the percentage it names, read within a tenth of itself; unmatched, it is
   not judged (it may be a share the evidence counts as "31 of 58", or of something else than
   the evidence's percentages);
 - people counted under another name ("41 children" for "41 patients") are the same count
   (who they were is for the entity check and the model to read);
-- the value before "±" (a mean and its spread: "107.4 ± 30.0 minutes") shares the unit after.
+- the value before "±" (a mean and its spread: "107.4 ± 30.0 minutes") shares the unit after;
+- a ratio the evidence reports ("hazard ratio, 0.62", "RR 1.25") states the change it names
+  ("a 38% lower risk", "25% higher"), for a claim whose direction words point its way; a
+  confidence level ("95% CI") is no value of the finding, in the claim or the evidence.
 
 A number can also be part of a name: the trial, transcript or subunit it labels ("CheckMate-227",
 "transcript 6", "subunit 1"). Such a number has no unit to compare, so where the evidence gives
@@ -42,6 +46,7 @@ from dataclasses import dataclass
 
 from verifiers._types import CheckResult
 from verifiers.checks._base import Check, CheckInput, Effect
+from verifiers.checks.direction import direction
 from verifiers.checks.normalise import content_tokens
 
 NUMBERS = "numbers"
@@ -234,6 +239,17 @@ _QUALIFIER = re.compile(
     re.IGNORECASE,
 )
 _YEAR = re.compile(r"\b(?:in|since|from|until|by|during|before|after)\s+(?P<year>(?:19|20)\d\d)\b")
+# A percentage that is an interval's level: "95% CI", "95% confidence interval".
+_INTERVAL = re.compile(
+    r"\s*(?:CI\b|C\.I\.|(?:confidence|credible|credibility|prediction|uncertainty) interval)",
+    re.IGNORECASE,
+)
+# A ratio and its value: "hazard ratio, 0.62", "HR = 0.62", "adjusted OR 1.8", "(RR 0.75;".
+_RATIO = re.compile(
+    r"(?:(?i:hazard|risk|odds|rate|incidence rate|relative) ratio|(?i:relative risk)"
+    r"|\b(?:a|adjusted )?(?:HR|RR|OR|IRR|sHR)\b)"
+    r"(?:\s*\([^()]{1,40}\))?[\s,:=]*(?:(?:was|of|were|is)\s+)?(?P<ratio>\d*\.\d+|\d)\b"
+)
 
 
 class Reading(enum.Enum):
@@ -263,6 +279,9 @@ class Quantity:
     # A fraction of a whole in words ("three quarters of"), as the percentage it names: a share
     # of what it may not say, so unmatched it shows nothing changed.
     fraction: bool = False
+    # A percentage change read from a ratio ("hazard ratio, 0.62": -1, a 38% reduction; 1.25:
+    # +1): it restates a claim's change that points its way, and shows no other value changed.
+    change: int = 0
 
     def comparable(self, other: Quantity) -> bool:
         """Values of one measure: the same unit, or people counted under two names."""
@@ -320,7 +339,8 @@ class Quantity:
         """Whether, as evidence, this value shows that a claim stating another one in its unit
         changed it: a bound or a fraction word does not ("more than 1,000 patients" is not
         "1,200 patients" changed)."""
-        return self.reading in (Reading.EXACT, Reading.APPROXIMATE) and not self.fraction
+        exact = self.reading in (Reading.EXACT, Reading.APPROXIMATE)
+        return exact and not self.fraction and not self.change
 
     def _tolerance(self) -> float:
         rounding = 0.5 * 10.0**-self.decimals
@@ -427,6 +447,8 @@ def extract_quantities(text: str) -> list[Quantity]:
         if any(a < m.end() and m.start() < b for a, b in shares):
             continue  # "one in five patients": a share, not five patients
         unit = _CANONICAL[_unit_key(m.group("unit"))]
+        if unit == "%" and _INTERVAL.match(text, m.end()):
+            continue  # "95% CI": the interval's level, no value of the finding
         found.append(_quantity(m, unit))
         found.extend(_sharing(_LISTED, text, m.start(), unit))
     taken = [(q.start, q.end) for q in found]
@@ -443,11 +465,34 @@ def extract_quantities(text: str) -> list[Quantity]:
     return sorted(found, key=lambda q: q.start)
 
 
+def ratio_changes(text: str) -> list[Quantity]:
+    """The percentage changes the ratios of ``text`` state: "hazard ratio, 0.62" is a 38%
+    reduction (``change`` -1), "RR 1.25" a 25% increase (+1)."""
+    found = []
+    for m in _RATIO.finditer(text):
+        ratio = float(m.group("ratio"))
+        if not 0 < ratio < 10 or ratio == 1:
+            continue
+        share = round(abs(1 - ratio) * 100, 6)
+        decimals = max(_decimals(m.group("ratio")) - 2, 0)
+        at, to = m.start("ratio"), m.end("ratio")
+        sign = -1 if ratio < 1 else 1
+        found.append(Quantity(share, share, "%", decimals, m.group(0), at, to, change=sign))
+    return found
+
+
 def check_numbers(claim: str, sources: Sequence[tuple[str, str]]) -> CheckResult | None:
     """Compare the claim's quantities with those of ``sources`` (pairs of PMID and text).
     A changed value (``numbers`` failed) outranks an unstated one (``unstated_number``); None
     when the claim states no quantity."""
-    evidence = [(pmid, q) for pmid, text in sources for q in extract_quantities(text)]
+    # A change read from a ratio restates only a claim whose direction words point its way.
+    pointing = direction(claim)
+    evidence = [
+        (pmid, q)
+        for pmid, text in sources
+        for q in (*extract_quantities(text), *ratio_changes(text))
+        if not q.change or q.change == pointing
+    ]
     verdicts: list[CheckResult] = []
     for quantity in extract_quantities(claim):
         match = next((pmid for pmid, q in evidence if quantity.matches(q)), None)

@@ -16,7 +16,9 @@ what it cannot read is not restated here.
   three quarters, as those words (no doubled form: a fraction the evidence does not state is
   not judged);
 - ``people``: a count of people under another name (41 patients -> "41 participants");
-- ``mean``: the mean written before its spread ("107.4 ± 30.0 minutes" -> "107.4 minutes").
+- ``mean``: the mean written before its spread ("107.4 ± 30.0 minutes" -> "107.4 minutes");
+- ``ratio``: a ratio as the change it names ("hazard ratio, 0.62" -> "a 38% lower risk"; the
+  doubled form "a 76% lower risk").
 """
 
 from __future__ import annotations
@@ -25,10 +27,16 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from verifiers.checks.numbers import Quantity, Reading, check_numbers, extract_quantities
+from verifiers.checks.numbers import (
+    Quantity,
+    Reading,
+    check_numbers,
+    extract_quantities,
+    ratio_changes,
+)
 from verifiers.training.benchmarks import split_sentences
 
-SHAPES = ("about", "more_than", "fraction", "people", "mean")
+SHAPES = ("about", "more_than", "fraction", "people", "mean", "ratio")
 _FRACTIONS: tuple[tuple[float, str], ...] = (
     (25.0, "a quarter of"),
     (100 / 3, "a third of"),
@@ -126,6 +134,19 @@ def restatements(sentence: str) -> Iterator[Restatement]:
                 sentence,
                 f"The mean was {spread.group('mean')}{space}{unit}.",
                 f"The mean was {2 * mean:g}{space}{unit}.",
+            )
+    yield from _ratio_restatements(sentence)
+
+
+def _ratio_restatements(sentence: str) -> Iterator[Restatement]:
+    for change in ratio_changes(sentence):
+        if change.decimals == 0 and 5 <= change.low <= 90:
+            way = "lower" if change.change < 0 else "higher"
+            yield Restatement(
+                "ratio",
+                sentence,
+                f"It gave a {change.low:g}% {way} risk.",
+                f"It gave a {2 * change.low:g}% {way} risk.",
             )
 
 

@@ -104,6 +104,9 @@ FOLATE = [
 ]
 
 
+FULL_WIDTH = [("x", "The difference was 3.12 \u00b5mol/L in 95% of the twins.")]
+
+
 # Two arms compared, the unit written once: the first value is in days as well.
 ARMS = [("1", "The variant had a shorter incubation period (4.0 vs. 6.0 days) and 12 versus 9 mg.")]
 
@@ -139,7 +142,9 @@ def test_a_value_compared_before_a_quantity_shares_its_unit(claim: str, passed: 
         ("Vitamin C was given at 120 \u03bcmol/l.", VITAMIN_C, "numbers", False),
         ("The difference was 3.12 \u00b5mol/L.", FOLATE, "numbers", True),
         ("The difference was 31.2 \u00b5mol/L.", FOLATE, "numbers", False),
-        ("95\uff05 of the difference was genetic.", FOLATE, "numbers", True),  # full-width %
+        ("The difference was 3.12 \u00b5mol/L in 95\uff05.", FULL_WIDTH, "numbers", True),
+        # A confidence level is no value of the finding: the folate abstract states no 95%.
+        ("95\uff05 of the difference was genetic.", FOLATE, "unstated_number", False),
     ],
 )
 def test_units_in_any_unicode_form(
@@ -310,6 +315,32 @@ def test_values_restated_as_answers_restate_them(
 def test_the_words_before_a_value_say_how_it_is_meant(text: str, reading: Reading) -> None:
     [quantity] = extract_quantities(text)
     assert quantity.reading is reading
+
+
+# A NEJM-style result: the ratio and its interval, no percentage reduction written out.
+RATIO = [
+    (
+        "1",
+        "Empagliflozin reduced death from cardiovascular causes (hazard ratio, 0.62; 95% CI, "
+        "0.49 to 0.77). Mortality was 3.7% vs 5.9%; the odds of admission were higher (OR 1.8).",
+    )
+]
+
+
+@pytest.mark.parametrize(
+    ("claim", "name", "passed"),
+    [
+        ("Empagliflozin reduced cardiovascular death by 38%.", "numbers", True),
+        ("Empagliflozin gave a 38% lower risk of cardiovascular death.", "numbers", True),
+        ("The odds of admission were 80% higher.", "numbers", True),
+        # The change points the other way, or is another size: no restatement of the ratio.
+        ("Empagliflozin increased cardiovascular death by 38%.", "numbers", False),
+        ("Empagliflozin reduced cardiovascular death by 60%.", "numbers", False),
+    ],
+)
+def test_a_ratio_states_the_change_it_names(claim: str, name: str, passed: bool) -> None:
+    result = check_numbers(claim, RATIO)
+    assert result is not None and (result.name, result.passed) == (name, passed), result
 
 
 def test_a_threshold_moved_on_its_side_is_a_changed_number() -> None:

@@ -17,6 +17,7 @@ ENTEROSCOPY = (
     "318.4\u00b1152.9 cm reached past the pylorus."
 )
 CONFIRMED = "Findings were endoscopically confirmed in 32 cases (74.4%) of 1,099 patients."
+RATIO = "Death was reduced (hazard ratio, 0.62; 95% CI, 0.49 to 0.77)."
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "answers" / "pubmedqa" / "ori_pqal.json"
 
 
@@ -35,8 +36,13 @@ def test_each_exact_value_is_restated_in_the_shapes_that_fit_it() -> None:
     assert made == {("mean", "The mean was 107.4 minutes.")}
 
 
+def test_a_ratio_is_restated_as_the_change_it_names() -> None:
+    made = {(r.shape, r.claim, r.changed) for r in restatements(RATIO)}
+    assert made == {("ratio", "It gave a 38% lower risk.", "It gave a 76% lower risk.")}
+
+
 def test_restatements_pass_and_doubled_values_are_caught() -> None:
-    figures = evaluate([CONFIRMED, ENTEROSCOPY, CONFIRMED])  # a sentence counts once
+    figures = evaluate([CONFIRMED, ENTEROSCOPY, RATIO, CONFIRMED])  # a sentence counts once
     assert figures["about"].restated == 2 and figures["mean"].restated == 1
     for shape, got in figures.items():
         assert got.passed == got.restated and got.caught == got.changed, (shape, got.missed)
