@@ -294,14 +294,12 @@ class Quantity:
         for 10,990)."""
         if not self.comparable(other):
             return False
+        if self.bounds_alike(other):  # a threshold: restated at the claim's rounding, or moved
+            return abs(self.low - other.low) <= 0.5 * 10.0**-self.decimals
         if self.reading in _LOWER_BOUNDS:
-            return self._restates_bound(other) or (
-                self.allows(other) and other.high <= BOUND_REACH * self.low
-            )
+            return self.allows(other) and other.high <= BOUND_REACH * self.low
         if self.reading in _UPPER_BOUNDS:
-            return self._restates_bound(other) or (
-                self.allows(other) and other.low >= self.high / BOUND_REACH
-            )
+            return self.allows(other) and other.low >= self.high / BOUND_REACH
         tolerance = self._tolerance()
         if other.reading is Reading.APPROXIMATE:
             tolerance = max(tolerance, other._tolerance())
@@ -329,10 +327,6 @@ class Quantity:
             {self.reading, other.reading} <= _LOWER_BOUNDS
             or {self.reading, other.reading} <= _UPPER_BOUNDS
         )
-
-    def _restates_bound(self, other: Quantity) -> bool:
-        """``other`` is the same bound on the same side: "more than 1,000" for "over 1,000"."""
-        return self.bounds_alike(other) and (self.low, self.high) == (other.low, other.high)
 
     @property
     def firm(self) -> bool:
@@ -495,7 +489,10 @@ def check_numbers(claim: str, sources: Sequence[tuple[str, str]]) -> CheckResult
     ]
     verdicts: list[CheckResult] = []
     for quantity in extract_quantities(claim):
-        match = next((pmid for pmid, q in evidence if quantity.matches(q)), None)
+        # A bound is compared with the evidence's bounds on its side where it sets any: "less
+        # than 202 cells" does not restate "less than 200 cells" by way of "200 to 350 cells".
+        alike = [(pmid, q) for pmid, q in evidence if quantity.bounds_alike(q)]
+        match = next((pmid for pmid, q in alike or evidence if quantity.matches(q)), None)
         # Only firm values of the very unit show that the claim's was changed, and a fraction
         # word may be a share of something else than the evidence's percentages.
         same_unit = [(pmid, q) for pmid, q in evidence if q.unit == quantity.unit and q.firm]

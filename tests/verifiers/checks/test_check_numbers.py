@@ -352,6 +352,10 @@ def test_a_threshold_moved_on_its_side_is_a_changed_number() -> None:
     assert moved is not None and (moved.name, moved.passed) == ("numbers", False)
     kept = check_numbers("Symptoms began under 3 hours before.", evidence)
     assert kept is not None and kept.passed
+    # Compared with the evidence's bound, not with a range that starts near it.
+    counts = [("1", "In patients with less than 200 cells/ml or 200 to 350 cells/ml, risk fell.")]
+    nudged = check_numbers("Risk fell with less than 202 cells/ml.", counts)
+    assert nudged is not None and (nudged.name, nudged.passed) == ("numbers", False)
 
 
 def test_a_fraction_the_evidence_does_not_state_as_a_percentage_is_not_judged() -> None:
