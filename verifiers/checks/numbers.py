@@ -331,8 +331,8 @@ class Quantity:
     @property
     def firm(self) -> bool:
         """Whether, as evidence, this value shows that a claim stating another one in its unit
-        changed it: a bound or a fraction word does not ("more than 1,000 patients" is not
-        "1,200 patients" changed)."""
+        changed it: a bound, a fraction word or a ratio's change does not ("more than 1,000
+        patients" is not "1,200 patients" changed)."""
         exact = self.reading in (Reading.EXACT, Reading.APPROXIMATE)
         return exact and not self.fraction and not self.change
 
