@@ -195,7 +195,7 @@ def test_data_dir_help_resolves_the_default() -> None:
         for action in parser._actions
         if "--data-dir" in action.option_strings
     ]
-    assert len(helps) == 10  # train-nli, train-roles and eight eval targets
+    assert len(helps) == 11  # train-nli, train-roles and nine eval targets
     for text in helps:
         assert text.endswith(
             f"(default: ../shared/data, relative to the current directory: {resolved})"
