@@ -406,11 +406,12 @@ class Verifier:
             index = first_index + offset
             citations = _with_stripped(parse_citations(span.text, ids), span.start, stripped)
             quotes = _check_quotes(citations, by_id, evidence)
-            from_lead = () if citations else _lead_citations(span, ids)
+            in_lead = _in_lead(span, ids)
+            from_lead = () if citations else _lead_citations(span, in_lead)
             named_here = [c.pmid for c in citations if c.valid]
             cited = tuple(dict.fromkeys(by_id[pmid] for pmid in named_here or from_lead))
             said = strip_citations(span.text, citations)
-            lead = _list_lead(span, said, ids, labels=not (citations or from_lead))
+            lead = _list_lead(span, said, in_lead, labels=not (citations or from_lead))
             term = bare_term(said) if not lead and span.list_item and cited else None
             if term or (not lead and not is_checkworthy(said, span.heading)):
                 named = self._names_cited(term or said, cited, term=term is not None)
@@ -876,7 +877,7 @@ class Verifier:
             if any(not c.valid for c in citations):
                 verdict = Verdict.INVALID_CITATION
             elif not is_checkworthy(said, span.heading) and not _list_lead(
-                span, said, ids, labels=not citations
+                span, said, _in_lead(span, ids), labels=not citations
             ):
                 verdict = Verdict.NOT_CHECKWORTHY
             annotation = SentenceAnnotation(
@@ -1093,23 +1094,30 @@ def _unnamed(outcome: ClaimJudgement, failed: CheckResult) -> ClaimJudgement:
     return replace(outcome, verdict=verdict, checks=(*outcome.checks, failed))
 
 
-def _lead_citations(span: SentenceSpan, ids: Sequence[str]) -> tuple[str, ...]:
+def _in_lead(span: SentenceSpan, ids: Sequence[str]) -> tuple[Citation, ...]:
+    """The citations of the line that introduced a list item's list (none for a sentence
+    outside a list), parsed once for ``_lead_citations`` and ``_list_lead``."""
+    return parse_citations(span.lead, ids) if span.lead else ()
+
+
+def _lead_citations(span: SentenceSpan, in_lead: Sequence[Citation]) -> tuple[str, ...]:
     """The PMIDs that the line introducing a list item's list cites validly ("Key findings of
     the trial [PMID:1]:"): an item that cites nothing itself is judged against them, as cited.
     A lead citing only references that were never given lends nothing: the item is uncited."""
-    if not span.list_item or not span.lead:
+    if not span.list_item:
         return ()
-    return tuple(dict.fromkeys(c.pmid for c in parse_citations(span.lead, ids) if c.valid))
+    return tuple(dict.fromkeys(c.pmid for c in in_lead if c.valid))
 
 
-def _list_lead(span: SentenceSpan, said: str, ids: Sequence[str], *, labels: bool) -> str | None:
+def _list_lead(
+    span: SentenceSpan, said: str, in_lead: Sequence[Citation], *, labels: bool
+) -> str | None:
     """For a list item that is no clause of its own (``said``: its words without citations),
     the words of the line that introduced its list that make it a claim
     (``checkworthy.list_lead``; ``labels``: a label completes it too), citations left out."""
     if not span.lead:
         return None
-    lead = strip_citations(span.lead, parse_citations(span.lead, ids))
-    return list_lead(lead, said, labels=labels)
+    return list_lead(strip_citations(span.lead, in_lead), said, labels=labels)
 
 
 def _not_checkworthy(

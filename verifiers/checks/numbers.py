@@ -295,7 +295,7 @@ class Quantity:
         if not self.comparable(other):
             return False
         if self.bounds_alike(other):  # a threshold: restated at the claim's rounding, or moved
-            return abs(self.low - other.low) <= 0.5 * 10.0**-self.decimals
+            return abs(self.low - other.low) <= self._rounding
         if self.reading in _LOWER_BOUNDS:
             return self.allows(other) and other.high <= BOUND_REACH * self.low
         if self.reading in _UPPER_BOUNDS:
@@ -336,8 +336,13 @@ class Quantity:
         exact = self.reading in (Reading.EXACT, Reading.APPROXIMATE)
         return exact and not self.fraction and not self.change
 
+    @property
+    def _rounding(self) -> float:
+        """Half the last place the value is written to: "30%" holds 29.5 to 30.5."""
+        return 0.5 * 10.0**-self.decimals
+
     def _tolerance(self) -> float:
-        rounding = 0.5 * 10.0**-self.decimals
+        rounding = self._rounding
         if self.fraction:
             return FRACTION_TOLERANCE * self.low
         if self.reading is Reading.APPROXIMATE and self.decimals == 0:
