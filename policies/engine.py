@@ -230,9 +230,12 @@ def sentence_matches(when: SentenceWhen, sentence: SentenceAnnotation) -> bool:
     ):
         return False
     if when.citation_valid is not None:
-        if not sentence.citations:
+        if sentence.citations:
+            all_valid = all(c.valid for c in sentence.citations)
+        elif sentence.lead_citations:
+            all_valid = True  # a list's lead lends its item only the valid records it cites
+        else:
             return False
-        all_valid = all(c.valid for c in sentence.citations)
         if all_valid is not when.citation_valid:
             return False
     return True

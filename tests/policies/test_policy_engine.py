@@ -71,6 +71,17 @@ def rule(name: str, when: str, action: str, message: str | None = None) -> str:
         ("{citation_valid: false}", sentence(citations=(True, False)), sentence(citations=(True,))),
         ("{citation_valid: false}", sentence(citations=(False,)), sentence()),  # no citation
         ("{citation_valid: true}", sentence(citations=(True, True)), sentence()),
+        # A list item cited by the line introducing its list: valid records only.
+        (
+            "{citation_valid: true}",
+            dataclasses.replace(sentence(), lead_citations=("1",)),
+            sentence(),
+        ),
+        (
+            "{citation_valid: false}",
+            sentence(citations=(False,)),
+            dataclasses.replace(sentence(), lead_citations=("1",)),
+        ),
         ("{misquote: true}", sentence(quotes=(QuoteStatus.MISQUOTE,)), sentence()),
         (
             "{misquote: true}",
