@@ -25,9 +25,13 @@ Answers restate numbers as a reader would, and each such reading is taken at its
 - people counted under another name ("41 children" for "41 patients") are the same count
   (who they were is for the entity check and the model to read);
 - the value before "±" (a mean and its spread: "107.4 ± 30.0 minutes") shares the unit after;
-- a ratio the evidence reports ("hazard ratio, 0.62", "RR 1.25") states the change it names
-  ("a 38% lower risk", "25% higher"), for a claim whose direction words point its way; a
-  confidence level ("95% CI") is no value of the finding, in the claim or the evidence.
+- a ratio the evidence reports ("hazard ratio, 0.62", "RR 1.25", each of "odds ratios of 1.83
+  (...), 2.19 (...), and 1.49") states the change it names ("a 38% lower risk", "25%
+  higher"), for a claim whose direction words point its way; a confidence level ("95% CI") is
+  no value of the finding, in the claim or the evidence;
+- numbers in words are read whole ("Sixty-seven patients", "one hundred and twelve"), a count
+  after its noun or a group's name ("Adolescents (n = 852)", "treatment (n = 2229)") and a
+  diagnostic proportion ("sensitivity (0.939)", the 93.9% an answer writes) as well.
 
 A number can also be part of a name: the trial, transcript or subunit it labels ("CheckMate-227",
 "transcript 6", "subunit 1"). Such a number has no unit to compare, so where the evidence gives
@@ -41,8 +45,8 @@ import enum
 import itertools
 import re
 import unicodedata
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
 
 from verifiers._types import CheckResult
 from verifiers.checks._base import Check, CheckInput, Effect
@@ -129,32 +133,47 @@ _UNITS: dict[str, str] = {
     "cases": "cases",
     "deaths": "deaths",
 }
-_WORD_VALUES = {
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
+# Number words, as abstracts spell out a sentence's first number ("Sixty-seven patients") and
+# answers small ones: every value below a hundred, and hundreds ("two hundred and twelve").
+_ONES = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "fifteen": 15,
-    "twenty": 20,
-    "thirty": 30,
-    "fifty": 50,
-    "hundred": 100,
-}
+}  # fmt: skip
+_TEENS = {
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}  # fmt: skip
+_TENS = {
+    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+    "eighty": 80, "ninety": 90,
+}  # fmt: skip
+_WORD_VALUES = {**_ONES, **_TEENS, **_TENS, "a": 1, "hundred": 100}
+
+
+def _either(words: Iterable[str]) -> str:
+    return "|".join(sorted(words, key=len, reverse=True))
+
+
+_UNDER_HUNDRED = (
+    rf"(?:{_either(_TENS)})(?:[-\s](?:{_either(_ONES)}))?|{_either(_TEENS)}|{_either(_ONES)}"
+)
+# A word ends where the number does ("eighth" is no "eight h"), or runs on into "fold"
+# ("threefold").
+_WORD_NUMBER = (
+    rf"(?:(?:(?:{_either(_ONES)}|a)\s+)?hundred(?:\s+(?:and\s+)?(?:{_UNDER_HUNDRED}))?"
+    rf"|{_UNDER_HUNDRED})(?=fold|\b)"
+)
 
 
 # People counted under any of these names are one count: "41 children" restates "41 patients"
 # (who the people were is the entity check's and the model's to read, not the number's).
+# The members of a group counted without a noun ("treatment (n = 2229)"): people, as a rule.
+# No claim states a count in this unit, so such a count restates people's and changes none.
+GROUP_MEMBERS = "count:n"
 _PEOPLE = frozenset(
-    {"patients", "participants", "children", "women", "men", "adults", "infants"}
+    {GROUP_MEMBERS, "patients", "participants", "children", "women", "men", "adults", "infants"}
     | {"count:individual", "count:person", "count:volunteer", "count:respondent"}
+    | {"count:adolescent", "count:neonate", "count:newborn", "count:girl", "count:boy"}
 )
 # Fractions of a whole, as percentages; "one in five" style shares are read separately.
 _FRACTIONS = {
@@ -188,7 +207,7 @@ _CANONICAL = {_unit_key(k): v for k, v in _UNITS.items()}
 _SPELLINGS = set(_UNITS) | {u.replace("µ", "\u03bc") for u in _UNITS} | {"\uff05"}
 # "·" is a decimal point in some journals' style (The Lancet: "3·12 μmol/L").
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:[.\u00b7]\d+)?|\d+(?:[.\u00b7]\d+)?|[.\u00b7]\d+"
-_VALUE = rf"{_NUMBER}|" + "|".join(_WORD_VALUES)
+_VALUE = rf"{_NUMBER}|{_WORD_NUMBER}"
 _UNIT_ALT = "|".join(re.escape(u) for u in sorted(_SPELLINGS, key=len, reverse=True))
 # Not after a letter, a decimal point or a hyphen ("IL-6", "COVID-19"), nor after words that
 # make the number a name ("type 2 diabetes", "phase 3 trials").
@@ -220,9 +239,8 @@ _FRACTION = re.compile(
     + r")\s+(?:of|the)\b",
     re.IGNORECASE,
 )
-_WORD_DENOMINATORS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10}
 _ONE_IN = re.compile(
-    r"(?<![\w-])one in (?P<denominator>two|three|four|five|six|ten|\d{1,3})\b", re.IGNORECASE
+    rf"(?<![\w-])one in (?P<denominator>{_UNDER_HUNDRED}|\d{{1,3}})\b", re.IGNORECASE
 )
 # Words right before a value that make it a bound or approximate; searched leftmost first, so
 # "no more than" is read whole, not as "more than".
@@ -238,6 +256,21 @@ _QUALIFIER = re.compile(
     r"some|circa|ca\.)|(?P<about_sign>~|\u2248))\s*$",
     re.IGNORECASE,
 )
+# A count given after its noun: "Adolescents (n = 852)", "patients [N=45;"; or after a group's
+# name, of its members: "treatment (n = 2229)", "(untreated, n = 109)".
+_NAMED_COUNT = re.compile(
+    rf"(?:(?<![\w-])(?P<noun>[a-z]{{3,}}s)\s*)?[(\[][^()\[\]]{{0,40}}?(?<![\w.])n\s*=\s*"
+    rf"(?P<low>{_NUMBER})\s*[)\],;]",
+    re.IGNORECASE,
+)
+# A diagnostic measure stated as a proportion: "sensitivity (0.939)", "specificity of .83", the
+# percentage an answer restates ("a sensitivity of about 94%").
+_PROPORTION = re.compile(
+    r"\b(?:sensitivity|specificity|accuracy|(?:positive|negative) predictive value|PPV|NPV)"
+    r"\b(?:\s*(?:was|of|=|:|\())?\s*(?P<low>0?[.\u00b7]\d+)(?![\d%\u00b7]|\.\d)"
+    rf"(?!\s*(?:{_UNIT_ALT}|[cmn\u00b5\u03bc]?m)(?!\w))",  # "an accuracy of 0.5 mm"
+    re.IGNORECASE,
+)
 _YEAR = re.compile(r"\b(?:in|since|from|until|by|during|before|after)\s+(?P<year>(?:19|20)\d\d)\b")
 # A percentage that is an interval's level: "95% CI", "95% confidence interval".
 _INTERVAL = re.compile(
@@ -246,9 +279,14 @@ _INTERVAL = re.compile(
 )
 # A ratio and its value: "hazard ratio, 0.62", "HR = 0.62", "adjusted OR 1.8", "(RR 0.75;".
 _RATIO = re.compile(
-    r"(?:(?i:hazard|risk|odds|rate|incidence rate|relative) ratio|(?i:relative risk)"
+    r"(?:(?i:hazard|risk|odds|rate|incidence rate|relative) ratio(?P<plural>s)?|(?i:relative risk)"
     r"|\b(?:a|adjusted )?(?:HR|RR|OR|IRR|sHR)\b)"
-    r"(?:\s*\([^()]{1,40}\))?[\s,:=]*(?:(?:was|of|were|is)\s+)?(?P<ratio>\d*\.\d+|\d)\b"
+    r"(?:\s*\([^()]{1,40}\))?[\s,:=]*(?:(?:was|of|were|is|are)\s+)?(?P<ratio>\d*\.\d+|\d)\b"
+)
+# The further ratios a plural one lists, each maybe with its interval: "odds ratios of 1.83
+# (95% CI 1.05 to 3.19), 2.19 (95% CI 1.63 to 2.94), and 1.49 (...), respectively".
+_FURTHER_RATIO = re.compile(
+    r"(?:\s*\([^()]{1,60}\))?\s*(?:,\s*(?:and\s+)?|\s+and\s+)(?P<ratio>\d*\.\d+|\d)\b"
 )
 
 
@@ -407,8 +445,7 @@ def _fractions(text: str) -> Iterator[Quantity]:
     approximate, or a bound where the words before say so ("more than one third")."""
     shares = [(m, _FRACTIONS[m.group("fraction").lower()]) for m in _FRACTION.finditer(text)]
     for m in _ONE_IN.finditer(text):
-        word = m.group("denominator").lower()
-        denominator = _WORD_DENOMINATORS.get(word) or int(word)
+        denominator = _value(m.group("denominator"))
         if denominator:
             shares.append((m, 100.0 / denominator))
     for m, share in shares:
@@ -456,6 +493,8 @@ def extract_quantities(text: str) -> list[Quantity]:
             unit = f"count:{_singular(m.group('noun'))}"
             found.append(_quantity(m, unit))
             found.extend(_sharing(_SPREAD, text, m.start(), unit))
+    found.extend(_named_counts(text, [(q.start, q.end) for q in found]))
+    found.extend(_proportions(text, [(q.start, q.end) for q in found]))
     for m in _YEAR.finditer(text):
         year = m.group("year")
         found.append(
@@ -464,19 +503,48 @@ def extract_quantities(text: str) -> list[Quantity]:
     return sorted(found, key=lambda q: q.start)
 
 
+def _named_counts(text: str, taken: Sequence[tuple[int, int]]) -> Iterator[Quantity]:
+    """Counts written after their noun ("Adolescents (n = 852)"), in the noun's unit."""
+    for m in _NAMED_COUNT.finditer(text):
+        if not any(a < m.end() and m.start() < b for a, b in taken):
+            noun = m.group("noun")
+            if noun is None:
+                unit = GROUP_MEMBERS
+            else:
+                unit = _CANONICAL.get(_unit_key(noun)) or f"count:{_singular(noun)}"
+            yield replace(_quantity(m, unit), reading=Reading.EXACT)
+
+
+def _proportions(text: str, taken: Sequence[tuple[int, int]]) -> Iterator[Quantity]:
+    """A diagnostic measure's proportion ("sensitivity (0.939)") as the percentage it is."""
+    for m in _PROPORTION.finditer(text):
+        if any(a < m.end() and m.start("low") < b for a, b in taken):
+            continue
+        written = m.group("low")
+        share = round(_value(written) * 100, 6)
+        at, to = m.start("low"), m.end("low")
+        decimals = max(_decimals(written) - 2, 0)
+        yield Quantity(share, share, "%", decimals, m.group(0), at, to)
+
+
 def ratio_changes(text: str) -> list[Quantity]:
     """The percentage changes the ratios of ``text`` state: "hazard ratio, 0.62" is a 38%
     reduction (``change`` -1), "RR 1.25" a 25% increase (+1)."""
     found = []
     for m in _RATIO.finditer(text):
-        ratio = float(m.group("ratio"))
-        if not 0 < ratio < 10 or ratio == 1:
-            continue
-        share = round(abs(1 - ratio) * 100, 6)
-        decimals = max(_decimals(m.group("ratio")) - 2, 0)
-        at, to = m.start("ratio"), m.end("ratio")
-        sign = -1 if ratio < 1 else 1
-        found.append(Quantity(share, share, "%", decimals, m.group(0), at, to, change=sign))
+        stated = [m]
+        while m.group("plural") and (further := _FURTHER_RATIO.match(text, stated[-1].end())):
+            stated.append(further)
+        for value in stated:
+            ratio = float(value.group("ratio"))
+            if not 0 < ratio < 10 or ratio == 1:
+                continue
+            share = round(abs(1 - ratio) * 100, 6)
+            decimals = max(_decimals(value.group("ratio")) - 2, 0)
+            at, to = value.start("ratio"), value.end("ratio")
+            sign = -1 if ratio < 1 else 1
+            written = text[m.start() : to]
+            found.append(Quantity(share, share, "%", decimals, written, at, to, change=sign))
     return found
 
 
@@ -529,6 +597,49 @@ def check_numbers(claim: str, sources: Sequence[tuple[str, str]]) -> CheckResult
         if failed:
             return failed[0]
     return verdicts[0]
+
+
+_LEADING_VALUE = re.compile(rf"(?:{_VALUE})(?:\s*(?:-|\u2013|to)\s*(?:{_NUMBER}))?", re.IGNORECASE)
+
+
+def in_evidence_words(claim: str, sources: Sequence[tuple[str, str]]) -> str | None:
+    """``claim`` with each value it restates in words of its own ("about a quarter of",
+    "one in seven", "Sixty-seven patients") written as the value of ``sources`` (PMID, text)
+    that it matches ("23% of", "14% of", "67 patients"), its unit and the words around it
+    kept; None when the numbers check does not pass or no value is written otherwise. The
+    small NLI model reads "a quarter" against "Twenty-three percent" as a changed number,
+    which the numbers check has already read and found restated."""
+    result = check_numbers(claim, sources)
+    if result is None or not result.passed:
+        return None
+    evidence = [q for _, text in sources for q in extract_quantities(text)]
+    pieces, last = [], 0
+    for quantity in extract_quantities(claim):
+        match = next((q for q in evidence if quantity.matches(q)), None)
+        if match is None or quantity.start < last:
+            continue  # a ratio's change, restated as the ratio's words: no value to write in
+        written = _written(match)
+        if quantity.fraction:
+            start, end = quantity.start, quantity.end
+            written += " of" if quantity.text.lower().startswith("one in") else ""
+        else:
+            value = _LEADING_VALUE.match(quantity.text)
+            if value is None:
+                continue  # a count after its noun, "Adolescents (n = 852)"
+            start, end = quantity.start, quantity.start + value.end()
+            written = written.removesuffix("%") if match.unit == "%" else written
+        if claim[start:end].lower() != written.lower():
+            pieces += [claim[last:start], written]
+            last = end
+    return "".join([*pieces, claim[last:]]) if pieces else None
+
+
+def _written(quantity: Quantity) -> str:
+    """A value as digits at its own precision: "67", "74.4%", "0.28-1.55"."""
+    low = f"{quantity.low:.{quantity.decimals}f}"
+    high = f"{quantity.high:.{quantity.decimals}f}"
+    value = low if low == high else f"{low}-{high}"
+    return value + ("%" if quantity.unit == "%" else "")
 
 
 # A word and the number that labels it, joined by a hyphen or a space ("CheckMate-227",
@@ -587,8 +698,16 @@ def check_labelled_numbers(claim: str, sources: Sequence[tuple[str, str]]) -> Ch
 
 
 def _value(text: str) -> float:
-    word = _WORD_VALUES.get(text.lower())
-    return float(word) if word is not None else float(text.replace(",", "").replace("\u00b7", "."))
+    words = re.split(r"[\s-]+", text.lower())
+    if words[0] not in _WORD_VALUES:
+        return float(text.replace(",", "").replace("\u00b7", "."))
+    total = 0
+    for word in words:
+        if word == "hundred":
+            total = max(total, 1) * 100
+        elif word != "and":
+            total += _WORD_VALUES[word]
+    return float(total)
 
 
 def _run(claim: CheckInput) -> list[CheckResult]:

@@ -18,7 +18,9 @@ what it cannot read is not restated here.
 - ``people``: a count of people under another name (41 patients -> "41 participants");
 - ``mean``: the mean written before its spread ("107.4 ± 30.0 minutes" -> "107.4 minutes");
 - ``ratio``: a ratio as the change it names ("hazard ratio, 0.62" -> "a 38% lower risk"; the
-  doubled form "a 76% lower risk").
+  doubled form "a 76% lower risk");
+- ``words``: a value written without decimals, from 2 to 499, in words as num2words writes
+  them (67 patients -> "sixty-seven patients", 112 -> "one hundred and twelve").
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+
+from num2words import num2words
 
 from verifiers.checks.numbers import (
     Quantity,
@@ -36,7 +40,7 @@ from verifiers.checks.numbers import (
 )
 from verifiers.training.benchmarks import split_sentences
 
-SHAPES = ("about", "more_than", "fraction", "people", "mean", "ratio")
+SHAPES = ("about", "more_than", "fraction", "people", "mean", "ratio", "words")
 _FRACTIONS: tuple[tuple[float, str], ...] = (
     (25.0, "a quarter of"),
     (100 / 3, "a third of"),
@@ -125,6 +129,13 @@ def restatements(sentence: str) -> Iterator[Restatement]:
                 sentence,
                 f"There were {_written(value)} {other}.",
                 f"There were {_written(2 * value)} {other}.",
+            )
+        if quantity.decimals == 0 and 2 <= value < 500:
+            yield Restatement(
+                "words",
+                sentence,
+                f"The value was {num2words(int(value))}{space}{unit}.",
+                f"The value was {num2words(2 * int(value))}{space}{unit}.",
             )
         spread = _SPREAD_BEFORE.search(sentence, 0, quantity.start)
         if spread is not None:

@@ -8,6 +8,7 @@ from verifiers.checks.numbers import (
     check_labelled_numbers,
     check_numbers,
     extract_quantities,
+    ratio_changes,
 )
 
 # Check-COVID dev, cord_id biho913w (MIT): the evidence sentence of claim 60536a226bc088b6d218dc56.
@@ -343,6 +344,25 @@ def test_a_ratio_states_the_change_it_names(claim: str, name: str, passed: bool)
     assert result is not None and (result.name, result.passed) == (name, passed), result
 
 
+# PubMedQA 21276532 (MIT): three odds ratios listed, each with its interval.
+RATIOS = [
+    (
+        "21276532",
+        "Compared with nonanemic patients, those with severe, moderate, and mild anemia were "
+        "more likely to have the adverse CO with odds ratios of 1.83 (95% CI 1.05 to 3.19), 2.19 "
+        "(95 % CI 1.63 to 2.94), and 1.49 (95% CI 1.20 to 1.86), respectively.",
+    )
+]
+
+
+def test_each_ratio_of_a_list_states_its_change() -> None:
+    assert [q.low for q in ratio_changes(RATIOS[0][1])] == [83.0, 119.0, 49.0]
+    restated = check_numbers("Even mild anemia raised the odds by roughly 50%.", RATIOS)
+    assert restated is not None and restated.passed
+    other = check_numbers("Even mild anemia raised the odds by 30%.", RATIOS)
+    assert other is not None and not other.passed
+
+
 def test_a_threshold_moved_on_its_side_is_a_changed_number() -> None:
     # A threshold moved as eval citations moves one: "less than three hours" -> "less than 30".
     evidence = [
@@ -368,3 +388,83 @@ def test_an_evidence_bound_shows_no_value_changed() -> None:
     assert check_numbers("1,000 patients were enrolled.", evidence).passed  # type: ignore[union-attr]
     result = check_numbers("1,200 patients were enrolled.", evidence)
     assert result is not None and result.name == "unstated_number"
+
+
+# PubMedQA (MIT): 18568239 spells out the count it opens a sentence with, 22849512 gives a count
+# after its noun, 26104852 a sensitivity as a proportion, 22154448 the share "one in seven" is.
+SPELLED = [
+    (
+        "18568239",
+        "Sixty-seven patients undergoing transurethral resection of the prostate were randomly "
+        "allocated into three groups (Group I - 24 patients; Group III - 19 patients).",
+    )
+]
+NAMED_COUNT = [
+    (
+        "22849512",
+        "Adolescents (n = 852) completed a questionnaire asking for sports participation.",
+    )
+]
+PROPORTION = [
+    (
+        "26104852",
+        "This classification presented both high sensitivity (0.939) and specificity (0.833).",
+    )
+]
+SHARE = [
+    (
+        "22154448",
+        "Five subjects (14%) had a thrombopenia or a prothrombin time less than 60% before "
+        "catheter removal.",
+    )
+]
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "name", "passed"),
+    [
+        # A count spelled out is the count (it was no quantity: "67 patients" was a changed
+        # number, against the groups' 24 and 19).
+        ("The study randomized 67 patients.", SPELLED, "numbers", True),
+        ("The study randomized 76 patients.", SPELLED, "numbers", False),
+        (
+            "Sixty-seven patients were randomized.",
+            [("1", "67 patients were randomized.")],
+            "numbers",
+            True,
+        ),
+        # A count after its noun; people under another name are the same count.
+        ("The study surveyed 852 adolescents.", NAMED_COUNT, "numbers", True),
+        ("The study surveyed 852 participants.", NAMED_COUNT, "numbers", True),
+        ("The study surveyed 825 adolescents.", NAMED_COUNT, "numbers", False),
+        # A diagnostic proportion is the percentage an answer writes.
+        ("The sensitivity was about 94%.", PROPORTION, "numbers", True),
+        ("The specificity was 83%.", PROPORTION, "numbers", True),
+        ("The sensitivity was 84%.", PROPORTION, "numbers", False),
+        # "One in seven" is a share of 14.3%, whatever its denominator's word.
+        ("About one in seven patients had thrombopenia.", SHARE, "numbers", True),
+    ],
+)
+def test_numbers_written_out_after_their_noun_or_as_proportions(
+    claim: str, evidence: list[tuple[str, str]], name: str, passed: bool
+) -> None:
+    result = check_numbers(claim, evidence)
+    assert result is not None and (result.name, result.passed) == (name, passed), result
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("Sixty two patients", [(62.0, "patients")]),
+        ("one hundred and twelve patients", [(112.0, "patients")]),
+        ("a hundred patients", [(100.0, "patients")]),
+        ("twenty-one days", [(21.0, "d")]),
+        ("Seventeen cases", [(17.0, "cases")]),
+        ("a threefold rise", [(3.0, "fold")]),
+        # An ordinal is no number of hours, a measure in millimetres no proportion.
+        ("on the eighth day", []),
+        ("an accuracy of 0.5 mm", []),
+    ],
+)
+def test_number_words_are_read_whole(text: str, values: list[tuple[float, str]]) -> None:
+    assert [(q.low, q.unit) for q in extract_quantities(text)] == values

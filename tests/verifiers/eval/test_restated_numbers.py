@@ -30,6 +30,7 @@ def test_each_exact_value_is_restated_in_the_shapes_that_fit_it() -> None:
         ("more_than", "The value was more than 1,000 patients.",
          "The value was more than 2,000 patients."),
         ("people", "There were 1,099 participants.", "There were 2,198 participants."),
+        ("words", "The value was thirty-two cases.", "The value was sixty-four cases."),
     }  # fmt: skip
     # The check reads no centimetres: a value it cannot read is not restated.
     made = {(r.shape, r.claim) for r in restatements(ENTEROSCOPY)}
