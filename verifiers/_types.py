@@ -161,7 +161,7 @@ class CheckResult:
     # numbers | unstated_number | labelled_number | negation | direction | overstated | quantifier |
     # aligned_change | aligned_unstated | entity | swapped_entity | quote | quoted_citation, and
     # the engine's reasons to set a model contradiction aside: finding | shared_negation |
-    # unrelated
+    # unrelated, and numbers_reread (passed: the claim read with the evidence's own values)
     name: str
     passed: bool
     detail: str

@@ -48,6 +48,7 @@ from verifiers._types import (
 from verifiers.checks import Check, CheckInput, Effect, Scope, get_checks
 from verifiers.checks.entities import check_cited_term, check_entities
 from verifiers.checks.negation import negated_alike, without_negation
+from verifiers.checks.numbers import in_evidence_words
 from verifiers.checkworthy import bare_term, is_checkworthy, list_lead
 from verifiers.citations import parse_citations, strip_citations
 from verifiers.claims import ClaimSpan, Decomposer, create_decomposer
@@ -114,6 +115,15 @@ UNRELATED = "unrelated"
 _UNRELATED = (
     "the claim and the evidence that contradicts it are about different things (similarity "
     "{similarity:.2f}, below {below:.2f}): {{!r}}"
+)
+# A model contradiction read once more with the evidence's own values written into the claim
+# (``verifiers.checks.numbers.in_evidence_words``): the small model reads "about a quarter"
+# against "Twenty-three percent" as a changed number, which the numbers check has read and
+# found restated. A passed result: the claim's verdict is the one its reread gets.
+NUMBERS_REREAD = "numbers_reread"
+_NUMBERS_REREAD = (
+    "the model contradicted the claim as written and not with the evidence's own values "
+    "written in: {!r}"
 )
 # Sentences judged per batch when ``verify`` runs against a deadline (checked between batches).
 DEADLINE_BATCH = 16
@@ -679,10 +689,14 @@ class Verifier:
             if joined.label is not NLILabel.NEUTRAL:
                 label, confidence, global_decided = joined.label, joined.confidence, True
                 decided = [(w, global_scores) for w in _in_order(windows[:GLOBAL_WINDOWS])]
+        set_aside: tuple[CheckResult, ...] = ()
+        if label is NLILabel.CONTRADICTION and decided:
+            reread = self._reread_numbers(text, [w for w, _ in decided], global_decided)
+            if reread is not None:
+                label, confidence, decided, set_aside = reread
         # Contradictions the small model is known to misread are set aside: a study's aim or
         # methods report no finding ("To determine whether X reduces Y" against "X did not
         # reduce Y"), and two negations that agree are no opposition.
-        set_aside: tuple[CheckResult, ...] = ()
         reason = (
             self._set_aside_reason(text, [w for w, _ in decided], global_decided)
             if label is NLILabel.CONTRADICTION and decided
@@ -729,6 +743,32 @@ class Verifier:
         return ClaimJudgement(
             verdict, round(confidence, 4), needs_review, tuple(spans), checks, signals
         )
+
+    def _reread_numbers(
+        self, claim: str, windows: Sequence[Window], joined: bool
+    ) -> tuple[NLILabel, float, list[tuple[Window, NLIScores]], tuple[CheckResult, ...]] | None:
+        """The label, confidence, deciding windows and result of the claim read with the values
+        of ``windows`` (joined, as they decided, when ``joined``) written into it, where it
+        restates one in words of its own and so read it is not contradicted; None otherwise."""
+        reworded = in_evidence_words(claim, [(w.pmid, w.text) for w in windows])
+        if reworded is None:
+            return None
+        premises = [" ".join(w.text for w in windows)] if joined else [w.text for w in windows]
+        scores = self.nli.predict([NLIPair(p, reworded) for p in premises])
+        decision = decide(scores, self.thresholds)
+        if decision.label is NLILabel.CONTRADICTION:
+            return None
+        decided: list[tuple[Window, NLIScores]] = []
+        if decision.label is NLILabel.ENTAILMENT and decision.window is not None:
+            decided = (
+                [(w, scores[0]) for w in windows]
+                if joined
+                else [(windows[decision.window], scores[decision.window])]
+            )
+        result = CheckResult(
+            NUMBERS_REREAD, True, _NUMBERS_REREAD.format(reworded), windows[0].pmid
+        )
+        return decision.label, decision.confidence, decided, (result,)
 
     def _set_aside_reason(
         self, claim: str, windows: Sequence[Window], joined: bool

@@ -5,16 +5,16 @@ negation flip (one side negated) is never touched. Abstract sentences: PubMedQA 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
+from tests.verifiers.fixed_nli import ScriptedNLI
 from verifiers import Verdict
 from verifiers.checks.negation import is_negated, negated_alike, without_negation
 from verifiers.config import verifier_config
 from verifiers.engine import SHARED_NEGATION, Verifier
-from verifiers.nli._base import NLIPair, NLIScores
+from verifiers.nli._base import NLIPair
 from verifiers.windows import make_evidence
 
 PMID = "27394685"
@@ -27,28 +27,16 @@ FLIPPED = f"Humeral and glenoid bone defects were correlated [PMID:{PMID}]."
 BUNDLED = Path(__file__).parents[2] / "verifiers" / "models" / "nli" / "nli_config.json"
 
 
-class ReadsNegationAsContradiction:
+def reads_negation_as_contradiction(stubborn: bool = False) -> ScriptedNLI:
     """The artifact the rule answers: contradicts any pair with a negation word on either side;
-    entails one without (or, with ``stubborn``, contradicts it too). Keeps what it was asked."""
-
-    name = "scripted"
-    version = "reads-negation-as-contradiction"
-
-    def __init__(self, stubborn: bool = False) -> None:
-        self.stubborn = stubborn
-        self.pairs: list[NLIPair] = []
-
-    def predict(self, pairs: Sequence[NLIPair]) -> list[NLIScores]:
-        self.pairs += pairs
-        return [self._scores(p) for p in pairs]
-
-    def _scores(self, pair: NLIPair) -> NLIScores:
-        if self.stubborn or is_negated(pair.premise) or is_negated(pair.hypothesis):
-            return NLIScores(0.01, 0.02, 0.97)
-        return NLIScores(0.97, 0.02, 0.01)
+    entails one without (or, with ``stubborn``, contradicts it too)."""
+    return ScriptedNLI(
+        lambda pair: stubborn or is_negated(pair.premise) or is_negated(pair.hypothesis),
+        "reads-negation-as-contradiction",
+    )
 
 
-def verify(answer: str, nli: ReadsNegationAsContradiction) -> tuple[Verdict, list[str]]:
+def verify(answer: str, nli: ScriptedNLI) -> tuple[Verdict, list[str]]:
     evidence = [make_evidence(PMID, "", [EVIDENCE])]
     (sentence,) = Verifier(nli).verify(answer, evidence).sentences
     set_aside = [
@@ -98,7 +86,7 @@ def test_negated_alike_reads_the_clause_the_claim_matches(
 
 
 def test_two_negations_that_agree_are_no_contradiction() -> None:
-    nli = ReadsNegationAsContradiction()
+    nli = reads_negation_as_contradiction()
     verdict, set_aside = verify(NEGATED, nli)
     assert verdict is Verdict.UNSUPPORTED
     assert set_aside and "both negated" in set_aside[0]
@@ -111,12 +99,12 @@ def test_two_negations_that_agree_are_no_contradiction() -> None:
 
 
 def test_a_negation_flip_stays_contradicted() -> None:
-    verdict, set_aside = verify(FLIPPED, ReadsNegationAsContradiction())
+    verdict, set_aside = verify(FLIPPED, reads_negation_as_contradiction())
     assert verdict is Verdict.CONTRADICTED and not set_aside
 
 
 def test_a_contradiction_that_survives_the_affirmative_reading_stands() -> None:
-    verdict, set_aside = verify(NEGATED, ReadsNegationAsContradiction(stubborn=True))
+    verdict, set_aside = verify(NEGATED, reads_negation_as_contradiction(stubborn=True))
     assert verdict is Verdict.CONTRADICTED and not set_aside
 
 

@@ -34,7 +34,7 @@ from verifiers.checks import (
 from verifiers.checks.entities import check_cited_term, check_entities, check_generic_names
 from verifiers.checks.name_slots import swapped_names
 from verifiers.checks.negation import is_negated, negated_alike, without_negation
-from verifiers.checks.numbers import check_labelled_numbers
+from verifiers.checks.numbers import check_labelled_numbers, in_evidence_words
 from verifiers.checkworthy import is_checkworthy, list_lead
 from verifiers.claims import RuleDecomposer
 from verifiers.eval.data import data_dir
@@ -133,6 +133,10 @@ def sweep(source: Path, shard: int) -> None:
             result = check_numbers(sentence, evidence)
             if extract_quantities(sentence):
                 assert result is not None and result.passed, (sentence[:200], result)
+            # The engine's reread of a model contradiction writes the evidence's values in, and
+            # a reread is asked for only where that changes the words.
+            reread = in_evidence_words(sentence, evidence)
+            assert reread != sentence, sentence[:200]
             labelled = check_labelled_numbers(sentence, evidence)
             assert labelled is None, (sentence[:200], labelled)
             direction = check_direction(sentence, evidence)
