@@ -21,7 +21,7 @@ _CUES = re.compile(
     r"\b(?:not|no|never|neither|nor|none|without|cannot|can't|won't|isn't|aren't|wasn't|"
     r"weren't|doesn't|don't|didn't|fails? to|failed to|absence of|lack of|lacks?|unable to|"
     r"did not|does not|do not|rather than|no longer|non significant|nonsignificant|"
-    r"insignificant)\b"
+    r"insignificant|undetectable|undetected|unchanged|unaffected|unaltered|absent)\b"
 )
 # A possibility left open is no negation: "a difference cannot be excluded" says there may be
 # one ("Small differences ... have to be considered" is its paraphrase, not its flip), as does
@@ -50,13 +50,20 @@ def is_negated(text: str) -> bool:
     return len(_cues(normalise(text))) % 2 == 1
 
 
+# A cue after "or" negates an alternative, not the clause: "the difference was weaker or not
+# statistically significant", "whether or not", "with or without".
+_ALTERNATIVE = re.compile(r"\bor\s+$")
+
+
 def _cues(normalised: str) -> list[re.Match[str]]:
-    """The negation cues of a normalised text, but those that leave a possibility open."""
+    """The negation cues of a normalised text, but those that leave a possibility open or
+    negate an alternative."""
     open_ = [m.span() for m in _LITOTES.finditer(normalised)]
     return [
         m
         for m in _CUES.finditer(normalised)
         if not any(start <= m.start() < end for start, end in open_)
+        and not _ALTERNATIVE.search(normalised, max(m.start() - 4, 0), m.start())
     ]
 
 
@@ -66,7 +73,9 @@ _AFFIRMATIVE = {
     "cannot": "can", "can't": "can", "won't": "will", "isn't": "is", "aren't": "are",
     "wasn't": "was", "weren't": "were", "doesn't": "does", "don't": "do", "didn't": "did",
     "nor": "or", "non significant": "significant", "nonsignificant": "significant",
-    "insignificant": "significant",
+    "insignificant": "significant", "undetectable": "detectable", "undetected": "detected",
+    "unchanged": "changed", "unaffected": "affected", "unaltered": "altered",
+    "absent": "present",
 }  # fmt: skip
 
 

@@ -1,7 +1,7 @@
 # ruff: noqa: RUF001 (Greek letters are part of the real abstract text)
 from __future__ import annotations
 
-from verifiers.checks.negation import check_negation, is_negated
+from verifiers.checks.negation import check_negation, is_negated, without_negation
 
 # SciFact corpus doc 17997584 (ODC-By), the rationale sentence of dev claim 327.
 EVIDENCE = [
@@ -144,7 +144,7 @@ OPEN_POSSIBILITY = [
 
 
 def test_a_possibility_left_open_is_no_negation() -> None:
-    """"Cannot be excluded" says there may be differences: its paraphrase was called a flip,
+    """ "Cannot be excluded" says there may be differences: its paraphrase was called a flip,
     and the model's support of a correct conclusion turned into a contradiction."""
     claim = "Small differences in the lower visual acuity range have to be considered."
     result = check_negation(claim, OPEN_POSSIBILITY)
@@ -160,3 +160,48 @@ def test_a_possibility_left_open_is_no_negation() -> None:
     assert is_negated("Patients with diabetes were not excluded.")
     flipped = "Differences in the lower visual acuity range can be excluded."
     assert not is_negated(flipped)  # one side open, the other closed: not this check's to read
+
+
+# PubMedQA 26999038 (MIT).
+UNDETECTED = [
+    (
+        "26999038",
+        "No appreciable concentrations of norfentanyl could be detected in 20 of 48 cases (42%) "
+        "and were less than 1 ng/ml in 25 cases (52%).",
+    )
+]
+
+
+def test_a_word_that_says_not_is_a_negation() -> None:
+    """ "Undetectable" is "could not be detected": its paraphrase was called a flip, and the
+    model's support of a correct sentence turned into a contradiction."""
+    claim = "Norfentanyl, the main metabolite, was undetectable in 20 of the 48 cases (42%)."
+    result = check_negation(claim, UNDETECTED)
+    assert result is not None and result.passed
+    flipped = "Norfentanyl, the main metabolite, was detectable in 20 of the 48 cases (42%)."
+    result = check_negation(flipped, UNDETECTED)
+    assert result is not None and not result.passed
+    for said in ("Levels were unchanged.", "The marker was absent.", "Growth was unaffected."):
+        assert is_negated(said), said
+    assert without_negation("Levels were unchanged.") == "levels were changed."
+
+
+def test_a_negated_alternative_negates_nothing() -> None:
+    """PubMedQA 22350859 (MIT): "weaker or not statistically significant" offers two readings,
+    one negated; the claim that takes the other was called a flip."""
+    evidence = [
+        (
+            "22350859",
+            "Didactic forms were consistently rated higher than testimonials among participants "
+            "with higher education, whereas the difference between didactic and testimonial "
+            "narrative forms was weaker or not statistically significant among participants "
+            "with lower education.",
+        )
+    ]
+    claim = "The advantage of didactic text was weaker among participants with less education."
+    result = check_negation(claim, evidence)
+    assert result is not None and result.passed
+    for alternative in ("whether or not they smoked", "with or without MetS"):
+        assert not is_negated(alternative), alternative
+    assert is_negated("The difference was not significant.")
+    assert is_negated("Patients with no or minimal symptoms.")
