@@ -138,11 +138,28 @@ def _names(name: str, text: str, forms: Mapping[str, frozenset[str]] | None) -> 
     haystack = normalise(text.translate(GREEK_AS_LATIN)).lower()
     if needle in haystack or (needle.endswith("s") and needle[:-1] in haystack):
         return True
+    if _spelled_alike(needle) in _spelled_alike(haystack):
+        return True  # "ropivacaine" for the abstract's "ropivacain", "sulfate" for "sulphate"
     short = content_tokens(name.removesuffix("s") if name[-2:-1].isupper() else name)
     if forms is None or len(short) != 1:
         return False
     long = forms.get(next(iter(short)))
     return long is not None and bool(long) and long <= content_tokens(text)
+
+
+# Spellings of one name: British and American ("haem"/"hem", "oestr"/"estr", "sulph"/"sulf"),
+# and a drug's final "e" that many European journals drop ("ropivacain", "norepinephrin").
+_SPELLINGS = (
+    (re.compile(r"ae|oe"), "e"),
+    (re.compile(r"ph"), "f"),
+    (re.compile(r"(?<=\w{5})e\b"), ""),
+)
+
+
+def _spelled_alike(text: str) -> str:
+    for pattern, replacement in _SPELLINGS:
+        text = pattern.sub(replacement, text)
+    return text
 
 
 def _run(claim: CheckInput) -> list[CheckResult]:

@@ -39,6 +39,11 @@ GENERIC: Mapping[str, str] = {
     "FDA": "Food and Drug Administration",
     "NIH": "National Institutes of Health",
     "CDC": "Centers for Disease Control",
+    # Imaging, tests and scales: an abstract may write them out without defining the short form
+    # ("New York Heart Association functional class"), and a window need not name them.
+    "MRI": "magnetic resonance imaging",
+    "ECG": "electrocardiogram",
+    "NYHA": "New York Heart Association",
 }
 # English words an answer writes in capitals for emphasis or as a label ("IMPORTANT:", "does
 # NOT", "NEVER exceed"): no names, though a capital and another make them read as symbols. Only

@@ -52,6 +52,35 @@ def test_a_greek_letter_spelled_in_latin_names_the_same_symbol() -> None:
     assert other is not None and not other.passed
 
 
+def test_a_name_spelled_another_way_is_the_same_name() -> None:
+    # PubMedQA 22154448 (MIT) writes "ropivacain"; an answer writes the INN, "ropivacaine".
+    evidence = [("22154448", "The median dose of ropivacain given peroperatively was 40 mg.")]
+    same = check_entities("The median intraoperative ropivacaine dose was 40 mg.", evidence)
+    assert same is not None and same.passed
+    other = check_entities("The median intraoperative bupivacaine dose was 40 mg.", evidence)
+    assert other is not None and not other.passed
+    sulphate = [("x", "Magnesium sulphate and oestradiol were given.")]
+    american = check_entities("Estradiol was given with magnesium sulfate.", sulphate)
+    assert american is None or american.passed
+
+
+def test_a_scale_or_test_written_out_names_its_short_form() -> None:
+    # PubMedQA 19142546 (MIT) writes the class out and never defines "NYHA".
+    evidence = [
+        (
+            "19142546",
+            "The New York Heart Association functional class improved to class I in 40% and "
+            "class II in 43% of patients postoperatively (p<0.05).",
+        )
+    ]
+    claim = "Symptoms improved: 40% of patients reached NYHA class I and 43% class II."
+    assert check_entities(claim, evidence) is None  # a generic name: not looked for here
+    assert check_generic_names(claim, evidence) is None  # named, spelled out
+    other = [("x", "The functional class improved to class I in 40% of patients.")]
+    failed = check_generic_names(claim, other)
+    assert failed is not None and not failed.passed and "NYHA" in failed.detail
+
+
 def test_a_short_form_the_abstract_defines_counts_spelled_out() -> None:
     record = RECORDS["1568684"]  # chenodeoxycholic acid (CDCA) and brown adipose tissue (BAT)
     evidence = make_evidence(record["pmid"], record["title"], record["sentences"])
