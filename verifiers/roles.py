@@ -50,7 +50,8 @@ _AIM_OPENING = re.compile(
     r"(?:\w+\s+)?(?:determine|evaluate|assess|investigate|examine|compare|analy[sz]e|explore|"
     r"identify|describe|test|establish|review|evaluated|assessed|investigated|examined|"
     r"compared|analy[sz]ed|explored|tested|reviewed|evaluates|assesses|investigates|examines|"
-    r"compares|analy[sz]es|explores|describes|tests|reviews)\b",
+    r"compares|analy[sz]es|explores|describes|tests|reviews|study|studied|studies|measure|"
+    r"quantify|clarify|elucidate|characteri[sz]e|estimate)\b",
     re.IGNORECASE,
 )
 # An aim in the imperative, as structured abstracts state their objective: "Demonstrate that
@@ -97,7 +98,13 @@ BELIEF = re.compile(
     r"|\bit (?:is|was|has been) (?:\w+ly\s+)?(?:suggested|proposed|hypothesi[sz]ed|claimed)\b"
     r"|\b(?:several|many|numerous|previous|prior|earlier|some|other|recent)\s+(?:\w+\s+)?"
     r"(?:studies|reports|investigators|authors|trials)\s+(?:have\s+|had\s+)?"
-    r"(?:suggested|proposed|speculated)\b|\blittle is known\b",
+    r"(?:suggested|proposed|speculated)\b|\blittle is known\b"
+    # An open question, when the sentence is no more than it ("However, the effect of X remains
+    # unclear"): after a comma a finding may come first ("Although it is considered that X
+    # originates from bats, the intermediate host remains unknown" refutes a lab origin).
+    r"|^(?:(?:however|but|yet|still|thus|moreover|nevertheless),?\s+)?[^,;:]*"
+    r"\b(?:remains?|remained)\s+(?:\w+ly\s+)?(?:unclear|unknown|uncertain|controversial|"
+    r"unresolved|to be (?:established|determined|elucidated|clarified))\b",
     re.IGNORECASE,
 )
 

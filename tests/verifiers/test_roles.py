@@ -46,6 +46,12 @@ CONCLUSION = (
         # An aim said as a purpose, whatever its verb.
         "To characterize the use of cough and cold medicines in young children.",
         "To point out the value of forced dilation in childhood.",
+        # "To study" and "we studied" state an aim and a method (PubMedQA 22154448: the claim
+        # "no cases of spinal haematoma" was contradicted by this aim, with a comma after its
+        # first object that the purpose reading takes for a main clause).
+        "To study the risks of haemodynamic instability, and the possible occurrence of spinal "
+        "haematoma, meningitis and epidural abscess when epidural analgesia is performed.",
+        "We studied 122 patients who underwent emergency surgery of the aorta.",
         "To understand which genes act in implantation, we studied endometrial biopsies.",
         # What a study does, in the present tense or as a review (PMIDs 26852225, 11888773),
         # and an aim in the imperative of a structured abstract (22042121).
@@ -243,6 +249,11 @@ MEASURED = (
         "Down syndrome (DS) infants are known to have a high frequency of heart anomalies.",
         "It has been proposed that statins lower the risk of sepsis.",
         "Little is known about the role pets can play in the spread of the disease.",
+        # An open question is no finding either (PubMedQA 26304701: it contradicted "education
+        # lowered state anxiety", the trial's own result).
+        "The effect of preoperative education on anxiety and postoperative outcomes of cardiac "
+        "surgery patients remains unclear.",
+        "The role of early revascularization in cardiogenic shock remains controversial.",
     ],
 )
 def test_a_belief_of_the_background_is_no_finding(text: str) -> None:
