@@ -29,8 +29,9 @@ Answers restate numbers as a reader would, and each such reading is taken at its
   (...), 2.19 (...), and 1.49") states the change it names ("a 38% lower risk", "25%
   higher"), for a claim whose direction words point its way; a confidence level ("95% CI") is
   no value of the finding, in the claim or the evidence;
-- numbers in words are read whole ("Sixty-seven patients", "one hundred and twelve"), a count
-  after its noun or a group's name ("Adolescents (n = 852)", "treatment (n = 2229)") and a
+- numbers in words are read whole ("Sixty-seven patients", "One thousand fourteen"), a count
+  after its noun or a group's name ("Adolescents (n = 852)", "treatment (n = 2229)") or with
+  words that describe its people between ("371 untreated postmenopausal women") and a
   diagnostic proportion ("sensitivity (0.939)", the 93.9% an answer writes) as well.
 
 A number can also be part of a name: the trial, transcript or subunit it labels ("CheckMate-227",
@@ -42,6 +43,7 @@ fails: the claim names something the evidence does not (not supported, not refut
 from __future__ import annotations
 
 import enum
+import functools
 import itertools
 import re
 import unicodedata
@@ -134,7 +136,8 @@ _UNITS: dict[str, str] = {
     "deaths": "deaths",
 }
 # Number words, as abstracts spell out a sentence's first number ("Sixty-seven patients") and
-# answers small ones: every value below a hundred, and hundreds ("two hundred and twelve").
+# answers small ones: every value below a hundred, hundreds ("two hundred and twelve") and
+# thousands ("One thousand fourteen consecutive patients").
 _ONES = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9,
@@ -147,7 +150,7 @@ _TENS = {
     "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
     "eighty": 80, "ninety": 90,
 }  # fmt: skip
-_WORD_VALUES = {**_ONES, **_TEENS, **_TENS, "a": 1, "hundred": 100}
+_WORD_VALUES = {**_ONES, **_TEENS, **_TENS, "a": 1, "hundred": 100, "thousand": 1000}
 
 
 def _either(words: Iterable[str]) -> str:
@@ -159,9 +162,13 @@ _UNDER_HUNDRED = (
 )
 # A word ends where the number does ("eighth" is no "eight h"), or runs on into "fold"
 # ("threefold").
+_UNDER_THOUSAND = (
+    rf"(?:(?:{_either(_ONES)}|a)\s+)?hundred(?:\s+(?:and\s+)?(?:{_UNDER_HUNDRED}))?"
+    rf"|{_UNDER_HUNDRED}"
+)
 _WORD_NUMBER = (
-    rf"(?:(?:(?:{_either(_ONES)}|a)\s+)?hundred(?:\s+(?:and\s+)?(?:{_UNDER_HUNDRED}))?"
-    rf"|{_UNDER_HUNDRED})(?=fold|\b)"
+    rf"(?:(?:(?:{_UNDER_THOUSAND}|a)\s+)?thousand(?:,?\s+(?:and\s+)?(?:{_UNDER_THOUSAND}))?"
+    rf"|{_UNDER_THOUSAND})(?=fold|\b)"
 )
 
 
@@ -220,6 +227,18 @@ _QUANTITY = re.compile(
 # A counted plural noun after a number: "3 genes", "two cohorts".
 _COUNT = re.compile(
     rf"{_NOT_A_NAME}(?P<low>{_VALUE})\s+(?P<noun>[a-z]{{3,}}s)\b",
+    re.IGNORECASE,
+)
+# People counted with words that describe them between ("371 untreated postmenopausal women"):
+# up to three words, none of them a function word (``_described``: "a score of 5 in most
+# patients" counts no patients).
+_PEOPLE_NOUNS = (
+    "patients|participants|subjects|children|women|men|adults|infants|individuals|persons"
+    "|volunteers|respondents|adolescents|neonates|newborns|girls|boys"
+)
+_DESCRIBED_COUNT = re.compile(
+    rf"{_NOT_A_NAME}(?P<low>{_VALUE})\s+(?P<words>(?:[a-z][a-z-]*\s+){{1,3}})"
+    rf"(?P<noun>{_PEOPLE_NOUNS})\b",
     re.IGNORECASE,
 )
 # Bare numbers listed or compared before a quantity share its unit: "40, 80, and 160 µmol/l",
@@ -493,6 +512,7 @@ def extract_quantities(text: str) -> list[Quantity]:
             unit = f"count:{_singular(m.group('noun'))}"
             found.append(_quantity(m, unit))
             found.extend(_sharing(_SPREAD, text, m.start(), unit))
+    found.extend(_described_counts(text, [(q.start, q.end) for q in found]))
     found.extend(_named_counts(text, [(q.start, q.end) for q in found]))
     found.extend(_proportions(text, [(q.start, q.end) for q in found]))
     for m in _YEAR.finditer(text):
@@ -501,6 +521,30 @@ def extract_quantities(text: str) -> list[Quantity]:
             Quantity(float(year), float(year), "year", 0, year, m.start("year"), m.end("year"))
         )
     return sorted(found, key=lambda q: q.start)
+
+
+@functools.cache
+def _function_words() -> frozenset[str]:
+    """spaCy's English stop words, imported when first needed (spaCy loads in a second or so,
+    as the window selector's abbreviation reader does)."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return frozenset(STOP_WORDS)
+
+
+def _described_counts(text: str, taken: Sequence[tuple[int, int]]) -> Iterator[Quantity]:
+    """People counted with words that describe them between the number and the noun ("371
+    untreated postmenopausal women"), in the noun's unit; no word between may be a function word
+    (spaCy's English stop words), a unit or a number word."""
+    for m in _DESCRIBED_COUNT.finditer(text):
+        words = m.group("words").lower().split()
+        if any(a < m.end() and m.start() < b for a, b in taken) or any(
+            w in _function_words() or _unit_key(w) in _CANONICAL or w in _WORD_VALUES for w in words
+        ):
+            continue
+        noun = m.group("noun")
+        unit = _CANONICAL.get(_unit_key(noun)) or f"count:{_singular(noun)}"
+        yield _quantity(m, unit)
 
 
 def _named_counts(text: str, taken: Sequence[tuple[int, int]]) -> Iterator[Quantity]:
@@ -698,16 +742,18 @@ def check_labelled_numbers(claim: str, sources: Sequence[tuple[str, str]]) -> Ch
 
 
 def _value(text: str) -> float:
-    words = re.split(r"[\s-]+", text.lower())
+    words = re.split(r"[\s,-]+", text.lower())
     if words[0] not in _WORD_VALUES:
         return float(text.replace(",", "").replace("\u00b7", "."))
-    total = 0
+    thousands, rest = 0, 0
     for word in words:
-        if word == "hundred":
-            total = max(total, 1) * 100
+        if word == "thousand":
+            thousands, rest = max(rest, 1) * 1000, 0
+        elif word == "hundred":
+            rest = max(rest, 1) * 100
         elif word != "and":
-            total += _WORD_VALUES[word]
-    return float(total)
+            rest += _WORD_VALUES[word]
+    return float(thousands + rest)
 
 
 def _run(claim: CheckInput) -> list[CheckResult]:

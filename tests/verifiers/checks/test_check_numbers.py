@@ -391,7 +391,8 @@ def test_an_evidence_bound_shows_no_value_changed() -> None:
 
 
 # PubMedQA (MIT): 18568239 spells out the count it opens a sentence with, 22849512 gives a count
-# after its noun, 26104852 a sensitivity as a proportion, 22154448 the share "one in seven" is.
+# after its noun, 26505821 one with words between, 26104852 a sensitivity as a proportion,
+# 22154448 the share "one in seven" is.
 SPELLED = [
     (
         "18568239",
@@ -403,6 +404,13 @@ NAMED_COUNT = [
     (
         "22849512",
         "Adolescents (n = 852) completed a questionnaire asking for sports participation.",
+    )
+]
+DESCRIBED = [
+    (
+        "26505821",
+        "A total of 371 untreated postmenopausal osteoporotic women aged 50 to 84 years with a "
+        "lumbar T-score ≤ -2.5 SD or ≤ -1 SD with at least one osteoporotic fracture.",
     )
 ]
 PROPORTION = [
@@ -437,6 +445,9 @@ SHARE = [
         ("The study surveyed 852 adolescents.", NAMED_COUNT, "numbers", True),
         ("The study surveyed 852 participants.", NAMED_COUNT, "numbers", True),
         ("The study surveyed 825 adolescents.", NAMED_COUNT, "numbers", False),
+        # PubMedQA 26505821: an answer drops the words that describe the women.
+        ("In 371 postmenopausal women, markers correlated modestly.", DESCRIBED, "numbers", True),
+        ("In 317 postmenopausal women, markers correlated modestly.", DESCRIBED, "numbers", False),
         # A diagnostic proportion is the percentage an answer writes.
         ("The sensitivity was about 94%.", PROPORTION, "numbers", True),
         ("The specificity was 83%.", PROPORTION, "numbers", True),
@@ -458,9 +469,17 @@ def test_numbers_written_out_after_their_noun_or_as_proportions(
         ("Sixty two patients", [(62.0, "patients")]),
         ("one hundred and twelve patients", [(112.0, "patients")]),
         ("a hundred patients", [(100.0, "patients")]),
+        # PubMedQA 16971978 opens with its count in words and words between.
+        ("One thousand fourteen consecutive patients", [(1014.0, "patients")]),
+        ("two thousand, two hundred and twenty-nine patients", [(2229.0, "patients")]),
         ("twenty-one days", [(21.0, "d")]),
         ("Seventeen cases", [(17.0, "cases")]),
         ("a threefold rise", [(3.0, "fold")]),
+        # People counted with words that describe them between, but no function word.
+        ("371 untreated postmenopausal osteoporotic women", [(371.0, "women")]),
+        ("in 10 randomly selected patients", [(10.0, "patients")]),
+        ("a score of 5 in most patients", []),
+        ("with 5 or more patients", []),
         # An ordinal is no number of hours, a measure in millimetres no proportion.
         ("on the eighth day", []),
         ("an accuracy of 0.5 mm", []),
