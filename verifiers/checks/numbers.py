@@ -481,6 +481,17 @@ def _singular(noun: str) -> str:
     return noun[:-3] + "y" if noun.endswith("ies") else noun[:-1]
 
 
+def _noun_unit(noun: str) -> str:
+    """The unit a counted plural noun names: the table's ("subjects": participants), else a
+    count of its own ("genes": count:gene)."""
+    return _CANONICAL.get(_unit_key(noun)) or f"count:{_singular(noun)}"
+
+
+def _overlaps(start: int, end: int, spans: Sequence[tuple[int, int]]) -> bool:
+    """Whether ``start``-``end`` overlaps one of ``spans`` (values already read)."""
+    return any(a < end and start < b for a, b in spans)
+
+
 def _sharing(pattern: re.Pattern[str], text: str, start: int, unit: str) -> Iterator[Quantity]:
     """The bare numbers that ``pattern`` finds right before ``start`` (where a quantity in
     ``unit`` begins), each a quantity in that unit; years left out ("in 2019, 5 mg")."""
@@ -499,7 +510,7 @@ def extract_quantities(text: str) -> list[Quantity]:
     found = list(_fractions(text))
     shares = [(q.start, q.end) for q in found]
     for m in _QUANTITY.finditer(text):
-        if any(a < m.end() and m.start() < b for a, b in shares):
+        if _overlaps(m.start(), m.end(), shares):
             continue  # "one in five patients": a share, not five patients
         unit = _CANONICAL[_unit_key(m.group("unit"))]
         if unit == "%" and _INTERVAL.match(text, m.end()):
@@ -508,7 +519,7 @@ def extract_quantities(text: str) -> list[Quantity]:
         found.extend(_sharing(_LISTED, text, m.start(), unit))
     taken = [(q.start, q.end) for q in found]
     for m in _COUNT.finditer(text):
-        if not any(a < m.end() and m.start() < b for a, b in taken):
+        if not _overlaps(m.start(), m.end(), taken):
             unit = f"count:{_singular(m.group('noun'))}"
             found.append(_quantity(m, unit))
             found.extend(_sharing(_SPREAD, text, m.start(), unit))
@@ -538,31 +549,26 @@ def _described_counts(text: str, taken: Sequence[tuple[int, int]]) -> Iterator[Q
     (spaCy's English stop words), a unit or a number word."""
     for m in _DESCRIBED_COUNT.finditer(text):
         words = m.group("words").lower().split()
-        if any(a < m.end() and m.start() < b for a, b in taken) or any(
+        if _overlaps(m.start(), m.end(), taken) or any(
             w in _function_words() or _unit_key(w) in _CANONICAL or w in _WORD_VALUES for w in words
         ):
             continue
-        noun = m.group("noun")
-        unit = _CANONICAL.get(_unit_key(noun)) or f"count:{_singular(noun)}"
-        yield _quantity(m, unit)
+        yield _quantity(m, _noun_unit(m.group("noun")))
 
 
 def _named_counts(text: str, taken: Sequence[tuple[int, int]]) -> Iterator[Quantity]:
     """Counts written after their noun ("Adolescents (n = 852)"), in the noun's unit."""
     for m in _NAMED_COUNT.finditer(text):
-        if not any(a < m.end() and m.start() < b for a, b in taken):
+        if not _overlaps(m.start(), m.end(), taken):
             noun = m.group("noun")
-            if noun is None:
-                unit = GROUP_MEMBERS
-            else:
-                unit = _CANONICAL.get(_unit_key(noun)) or f"count:{_singular(noun)}"
+            unit = GROUP_MEMBERS if noun is None else _noun_unit(noun)
             yield replace(_quantity(m, unit), reading=Reading.EXACT)
 
 
 def _proportions(text: str, taken: Sequence[tuple[int, int]]) -> Iterator[Quantity]:
     """A diagnostic measure's proportion ("sensitivity (0.939)") as the percentage it is."""
     for m in _PROPORTION.finditer(text):
-        if any(a < m.end() and m.start("low") < b for a, b in taken):
+        if _overlaps(m.start("low"), m.end(), taken):
             continue
         written = m.group("low")
         share = round(_value(written) * 100, 6)
@@ -708,9 +714,7 @@ def _labelled(text: str) -> list[tuple[str, str, re.Match[str]]]:
         label, number = m.group("label"), m.group("number")
         if _YEAR_NUMBER.fullmatch(number) or label.casefold() in _MONTHS:
             continue
-        if not content_tokens(label) or any(
-            a < m.end() and m.start("number") < b for a, b in quantities
-        ):
+        if not content_tokens(label) or _overlaps(m.start("number"), m.end(), quantities):
             continue
         found.append((label.casefold(), number, m))
     return found
