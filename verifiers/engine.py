@@ -48,7 +48,7 @@ from verifiers._types import (
 from verifiers.checks import Check, CheckInput, Effect, Scope, get_checks
 from verifiers.checks.entities import check_cited_term, check_entities
 from verifiers.checks.negation import negated_alike, without_negation
-from verifiers.checks.numbers import in_evidence_words
+from verifiers.checks.numbers import written_alike
 from verifiers.checkworthy import bare_term, is_checkworthy, list_lead
 from verifiers.citations import parse_citations, strip_citations
 from verifiers.claims import ClaimSpan, Decomposer, create_decomposer
@@ -116,14 +116,15 @@ _UNRELATED = (
     "the claim and the evidence that contradicts it are about different things (similarity "
     "{similarity:.2f}, below {below:.2f}): {{!r}}"
 )
-# A model contradiction read once more with the evidence's own values written into the claim
-# (``verifiers.checks.numbers.in_evidence_words``): the small model reads "about a quarter"
-# against "Twenty-three percent" as a changed number, which the numbers check has read and
-# found restated. A passed result: the claim's verdict is the one its reread gets.
+# A model contradiction read once more with the values of claim and evidence written alike
+# (``verifiers.checks.numbers.written_alike``): the small model reads "about a quarter"
+# against "Twenty-three percent", or "39 cases" against "Thirty-nine cases", as a changed
+# number, which the numbers check has read and found restated. A passed result: the claim's
+# verdict is the one its reread gets.
 NUMBERS_REREAD = "numbers_reread"
 _NUMBERS_REREAD = (
-    "the model contradicted the claim as written and not with the evidence's own values "
-    "written in: {!r}"
+    "the model contradicted the claim as written and not with its values and the evidence's "
+    "written alike, as the evidence's digits: {!r}"
 )
 # Sentences judged per batch when ``verify`` runs against a deadline (checked between batches).
 DEADLINE_BATCH = 16
@@ -747,13 +748,15 @@ class Verifier:
     def _reread_numbers(
         self, claim: str, windows: Sequence[Window], joined: bool
     ) -> tuple[NLILabel, float, list[tuple[Window, NLIScores]], tuple[CheckResult, ...]] | None:
-        """The label, confidence, deciding windows and result of the claim read with the values
-        of ``windows`` (joined, as they decided, when ``joined``) written into it, where it
-        restates one in words of its own and so read it is not contradicted; None otherwise."""
-        reworded = in_evidence_words(claim, [(w.pmid, w.text) for w in windows])
-        if reworded is None:
+        """The label, confidence, deciding windows and result of the claim read against
+        ``windows`` (joined, as they decided, when ``joined``) with the values of both written
+        alike, where one side writes a value otherwise and so read the claim is not
+        contradicted; None otherwise."""
+        alike = written_alike(claim, [(w.pmid, w.text) for w in windows])
+        if alike is None:
             return None
-        premises = [" ".join(w.text for w in windows)] if joined else [w.text for w in windows]
+        reworded, texts = alike
+        premises = [" ".join(texts)] if joined else texts
         scores = self.nli.predict([NLIPair(p, reworded) for p in premises])
         decision = decide(scores, self.thresholds)
         if decision.label is NLILabel.CONTRADICTION:

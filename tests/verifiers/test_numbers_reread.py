@@ -47,7 +47,9 @@ def verify(answer: str, nli: ScriptedNLI) -> tuple[Verdict, list[str]]:
         ("About one in four patients refused.", None),  # 25% is no restatement of 74%
         ("Three hundred and sixty-one patients were invited.", "361 patients were invited."),
         ("Of 361 patients, 74% refused.", None),  # written as the evidence writes it
-        ("About three quarters of 267 patients refused.", None),  # 267 patients: unstated
+        ("About three quarters of 300 patients refused.", None),  # 300 patients: unstated
+        # "Of the 361 patients invited, 267 (74%) refused": 267 patients, counted before the verb
+        ("About three quarters of 267 patients refused.", "About 74% of 267 patients refused."),
         ("About 90% of the patients refused.", None),  # a changed value
     ],
 )
@@ -61,6 +63,19 @@ def test_a_value_restated_in_words_is_read_with_the_evidence_s_value() -> None:
     assert verdict is Verdict.SUPPORTED
     assert len(reread) == 1 and "About 74% of the invited patients" in reread[0]
     assert nli.pairs[-1].hypothesis.startswith("About 74% of the invited patients")
+
+
+def test_a_value_the_evidence_writes_in_words_is_read_in_digits() -> None:
+    # PubMedQA 14599616 (MIT): the model contradicted "39 cases" against "Thirty-nine cases".
+    evidence = [make_evidence("14599616", "", ["Thirty-nine cases of lymphedema were found."])]
+    nli = ScriptedNLI(lambda pair: "Thirty-nine" in pair.premise, "reads-words-as-changed")
+    answer = "The trial found 39 cases of lymphedema [PMID:14599616]."
+    (sentence,) = Verifier(nli).verify(answer, evidence).sentences
+    assert sentence.verdict is Verdict.SUPPORTED
+    assert nli.pairs[-1].premise == "39 cases of lymphedema were found."
+    assert [c.name for claim in sentence.claims for c in claim.checks if c.passed].count(
+        NUMBERS_REREAD
+    ) == 1
 
 
 def test_a_contradiction_the_reread_keeps_stands() -> None:

@@ -172,6 +172,10 @@ _WORD_NUMBER = (
 )
 
 
+_MORE_PEOPLE = (
+    "proband", "student", "nurse", "physician", "resident", "mother", "parent", "caregiver",
+    "survivor", "smoker", "worker", "employee", "athlete", "veteran", "donor",
+)  # fmt: skip
 # People counted under any of these names are one count: "41 children" restates "41 patients"
 # (who the people were is the entity check's and the model's to read, not the number's).
 # The members of a group counted without a noun ("treatment (n = 2229)"): people, as a rule.
@@ -180,7 +184,8 @@ GROUP_MEMBERS = "count:n"
 _PEOPLE = frozenset(
     {GROUP_MEMBERS, "patients", "participants", "children", "women", "men", "adults", "infants"}
     | {"count:individual", "count:person", "count:volunteer", "count:respondent"}
-    | {"count:adolescent", "count:neonate", "count:newborn", "count:girl", "count:boy"}
+    | {"count:adolescent", "count:neonate", "count:newborn", "count:girl", "count:boy", "cases"}
+    | {f"count:{noun}" for noun in _MORE_PEOPLE}
 )
 # Fractions of a whole, as percentages; "one in five" style shares are read separately.
 _FRACTIONS = {
@@ -213,7 +218,11 @@ _CANONICAL = {_unit_key(k): v for k, v in _UNITS.items()}
 # Every spelling the pattern accepts: the table's, with both micro characters and full-width %.
 _SPELLINGS = set(_UNITS) | {u.replace("µ", "\u03bc") for u in _UNITS} | {"\uff05"}
 # "·" is a decimal point in some journals' style (The Lancet: "3·12 μmol/L").
-_NUMBER = r"\d{1,3}(?:,\d{3})+(?:[.\u00b7]\d+)?|\d+(?:[.\u00b7]\d+)?|[.\u00b7]\d+"
+# Thousands grouped by commas or by spaces ("10 931 patients", SI style; thin spaces too).
+_NUMBER = (
+    r"\d{1,3}(?:,\d{3})+(?:[.\u00b7]\d+)?|\d{1,3}(?:[ \u00a0\u2009\u202f]\d{3})+(?![\d.,\u00b7])"
+    r"|\d+(?:[.\u00b7]\d+)?|[.\u00b7]\d+"
+)
 _VALUE = rf"{_NUMBER}|{_WORD_NUMBER}"
 _UNIT_ALT = "|".join(re.escape(u) for u in sorted(_SPELLINGS, key=len, reverse=True))
 # Not after a letter, a decimal point or a hyphen ("IL-6", "COVID-19"), nor after words that
@@ -224,23 +233,37 @@ _QUANTITY = re.compile(
     rf"\s*-?\s*(?P<unit>{_UNIT_ALT})(?![\w/])",
     re.IGNORECASE,
 )
+# A plural noun: a word ending in "s", but not in "us", "ss" or "is" ("0.948 versus 0.906",
+# "stress", "analysis").
+_PLURAL = r"[a-z]{3,}(?<![ius])s"
 # A counted plural noun after a number: "3 genes", "two cohorts".
 _COUNT = re.compile(
-    rf"{_NOT_A_NAME}(?P<low>{_VALUE})\s+(?P<noun>[a-z]{{3,}}s)\b",
+    rf"{_NOT_A_NAME}(?P<low>{_VALUE})\s+(?P<noun>{_PLURAL})\b",
     re.IGNORECASE,
 )
-# People counted with words that describe them between ("371 untreated postmenopausal women"):
-# up to three words, none of them a function word (``_described``: "a score of 5 in most
-# patients" counts no patients).
+# Things counted with words that describe them between ("371 untreated postmenopausal women",
+# "5 General practices"): up to three words, none of them a function word (``_described``: "a
+# score of 5 in most patients" counts no patients). People with every describing word ("371
+# obese diabetes patients"); in the evidence, anything else up to the first plural ("3 new
+# genes"). An answer names what it counts in words of its own ("35 spinal deformity
+# corrections" for "35 ... procedures"): its number is looked for as a bare number instead.
 _PEOPLE_NOUNS = (
     "patients|participants|subjects|children|women|men|adults|infants|individuals|persons"
     "|volunteers|respondents|adolescents|neonates|newborns|girls|boys"
 )
-_DESCRIBED_COUNT = re.compile(
-    rf"{_NOT_A_NAME}(?P<low>{_VALUE})\s+(?P<words>(?:[a-z][a-z-]*\s+){{1,3}})"
-    rf"(?P<noun>{_PEOPLE_NOUNS})\b",
-    re.IGNORECASE,
-)
+_PLURAL_NOUN = rf"{_PEOPLE_NOUNS}|{_PLURAL}"
+
+
+def _described_count(nouns: str, words: str) -> re.Pattern[str]:
+    return re.compile(
+        rf"{_NOT_A_NAME}(?P<low>{_VALUE})\s+(?P<words>(?:[a-z][a-z-]*\s+){words})"
+        rf"(?P<noun>{nouns})\b",
+        re.IGNORECASE,
+    )
+
+
+_DESCRIBED_PEOPLE = _described_count(_PEOPLE_NOUNS, "{1,3}")
+_DESCRIBED_THINGS = _described_count(_PLURAL_NOUN, "{1,3}?")
 # Bare numbers listed or compared before a quantity share its unit: "40, 80, and 160 µmol/l",
 # "(4.0 vs. 6.0 days)".
 # A mean before its spread shares the spread's unit too: "107.4 \u00b1 30.0 minutes".
@@ -278,8 +301,16 @@ _QUALIFIER = re.compile(
 # A count given after its noun: "Adolescents (n = 852)", "patients [N=45;"; or after a group's
 # name, of its members: "treatment (n = 2229)", "(untreated, n = 109)".
 _NAMED_COUNT = re.compile(
-    rf"(?:(?<![\w-])(?P<noun>[a-z]{{3,}}s)\s*)?[(\[][^()\[\]]{{0,40}}?(?<![\w.])n\s*=\s*"
+    rf"(?:(?<![\w-])(?P<noun>{_PLURAL})\s*)?[(\[][^()\[\]]{{0,40}}?(?<![\w.])n\s*=\s*"
     rf"(?P<low>{_NUMBER})\s*[)\],;]",
+    re.IGNORECASE,
+)
+# A part of a counted whole, counted before its verb: "Of 83 patients examined, 26 were found to
+# have a tumour", "Of the women, 53 (31.2%) had complete recanalization": 26 patients, 53 women.
+_PART_COUNT = re.compile(
+    rf"(?<!\w)of\s+(?:the\s+|these\s+|all\s+)?(?:(?:{_VALUE})\s+)?(?:[a-z-]+\s+){{0,3}}?"
+    rf"(?P<noun>{_PLURAL_NOUN})\b[^,;.()]{{0,80}},\s*(?P<low>{_VALUE})"
+    r"(?=\s*\(|\s+(?:were|was|had|have|did|are|[a-z]+ed)\b)",
     re.IGNORECASE,
 )
 # A diagnostic measure stated as a proportion: "sensitivity (0.939)", "specificity of .83", the
@@ -290,6 +321,17 @@ _PROPORTION = re.compile(
     rf"(?!\s*(?:{_UNIT_ALT}|[cmn\u00b5\u03bc]?m)(?!\w))",  # "an accuracy of 0.5 mm"
     re.IGNORECASE,
 )
+# A number with neither unit nor counted noun ("reduced the score to 1.4"): what it measures is
+# unread, so it can only be looked for, as a number, anywhere in the evidence. Not a name's
+# ("BQ123", "type 2", "PtdIns(3,4)P 2", "4-phosphate"), a reference's ("[3]", "Table 2") or a p
+# value's ("P = .26", "p < 0.05": a threshold as often as a result).
+_BARE = re.compile(
+    rf"{_NOT_A_NAME}(?<!\[)(?<!\d,)(?<!table )(?<!figure )(?<!fig\. )(?<!\W[a-z] )"
+    rf"(?P<low>{_NUMBER})(?![\w%\u00b7\]]|[.,]\d|-[a-z])",
+    re.IGNORECASE,
+)
+_P_VALUE = re.compile(r"\bp\s*(?:[<>=\u2264\u2265]|values?\s+of)\s*$", re.IGNORECASE)
+_ANY_NUMBER = re.compile(rf"(?<![\d.\u00b7])(?:{_NUMBER})|(?<!\w)(?:{_WORD_NUMBER})", re.IGNORECASE)
 _YEAR = re.compile(r"\b(?:in|since|from|until|by|during|before|after)\s+(?P<year>(?:19|20)\d\d)\b")
 # A percentage that is an interval's level: "95% CI", "95% confidence interval".
 _INTERVAL = re.compile(
@@ -358,7 +400,9 @@ class Quantity:
         if self.reading in _UPPER_BOUNDS:
             return self.allows(other) and other.low >= self.high / BOUND_REACH
         tolerance = self._tolerance()
-        if other.reading is Reading.APPROXIMATE:
+        # An evidence value the claim restates approximately widens the match, but a fraction
+        # word does not lend its tenth to a precise value: "half of them" is no "46%".
+        if other.reading is Reading.APPROXIMATE and (self.fraction or not other.fraction):
             tolerance = max(tolerance, other._tolerance())
         if other.low != other.high and self.low == self.high:
             return other.low - tolerance <= self.low <= other.high + tolerance
@@ -525,6 +569,7 @@ def extract_quantities(text: str) -> list[Quantity]:
             found.extend(_sharing(_SPREAD, text, m.start(), unit))
     found.extend(_described_counts(text, [(q.start, q.end) for q in found]))
     found.extend(_named_counts(text, [(q.start, q.end) for q in found]))
+    found.extend(_part_counts(text, [(q.start, q.end) for q in found]))
     found.extend(_proportions(text, [(q.start, q.end) for q in found]))
     for m in _YEAR.finditer(text):
         year = m.group("year")
@@ -543,17 +588,30 @@ def _function_words() -> frozenset[str]:
     return frozenset(STOP_WORDS)
 
 
-def _described_counts(text: str, taken: Sequence[tuple[int, int]]) -> Iterator[Quantity]:
-    """People counted with words that describe them between the number and the noun ("371
-    untreated postmenopausal women"), in the noun's unit; no word between may be a function word
-    (spaCy's English stop words), a unit or a number word."""
-    for m in _DESCRIBED_COUNT.finditer(text):
+def _described_counts(
+    text: str, taken: Sequence[tuple[int, int]], pattern: re.Pattern[str] = _DESCRIBED_PEOPLE
+) -> Iterator[Quantity]:
+    """Counts with words that describe them between the number and the noun ("371 untreated
+    postmenopausal women"), in the noun's unit; no word between may be a function word
+    (spaCy's English stop words), a unit or a number word, and the number is no year ("In 2019
+    hospital admissions rose")."""
+    for m in pattern.finditer(text):
         words = m.group("words").lower().split()
-        if _overlaps(m.start(), m.end(), taken) or any(
+        if _overlaps(m.start(), m.end(), taken) or _YEAR_NUMBER.fullmatch(m.group("low")):
+            continue
+        if any(
             w in _function_words() or _unit_key(w) in _CANONICAL or w in _WORD_VALUES for w in words
         ):
             continue
         yield _quantity(m, _noun_unit(m.group("noun")))
+
+
+def evidence_quantities(text: str) -> list[Quantity]:
+    """The quantities of an evidence text: ``extract_quantities``', and things counted with
+    describing words between ("5 General practices"), which an answer restates in its own."""
+    found = extract_quantities(text)
+    things = _described_counts(text, [(q.start, q.end) for q in found], _DESCRIBED_THINGS)
+    return sorted([*found, *things], key=lambda q: q.start)
 
 
 def _named_counts(text: str, taken: Sequence[tuple[int, int]]) -> Iterator[Quantity]:
@@ -563,6 +621,14 @@ def _named_counts(text: str, taken: Sequence[tuple[int, int]]) -> Iterator[Quant
             noun = m.group("noun")
             unit = GROUP_MEMBERS if noun is None else _noun_unit(noun)
             yield replace(_quantity(m, unit), reading=Reading.EXACT)
+
+
+def _part_counts(text: str, taken: Sequence[tuple[int, int]]) -> Iterator[Quantity]:
+    """A part of a counted whole counted before its verb ("Of 83 patients examined, 26 were
+    found"), in the whole's unit."""
+    for m in _PART_COUNT.finditer(text):
+        if not _overlaps(m.start("low"), m.end("low"), taken):
+            yield replace(_quantity(m, _noun_unit(m.group("noun"))), reading=Reading.EXACT)
 
 
 def _proportions(text: str, taken: Sequence[tuple[int, int]]) -> Iterator[Quantity]:
@@ -607,11 +673,13 @@ def check_numbers(claim: str, sources: Sequence[tuple[str, str]]) -> CheckResult
     evidence = [
         (pmid, q)
         for pmid, text in sources
-        for q in (*extract_quantities(text), *ratio_changes(text))
+        for q in (*evidence_quantities(text), *ratio_changes(text))
         if not q.change or q.change == pointing
     ]
     verdicts: list[CheckResult] = []
     for quantity in extract_quantities(claim):
+        if _refers_back(claim, quantity):
+            continue
         # A bound is compared with the evidence's bounds on its side where it sets any: "less
         # than 202 cells" does not restate "less than 200 cells" by way of "200 to 350 cells".
         alike = [(pmid, q) for pmid, q in evidence if quantity.bounds_alike(q)]
@@ -640,6 +708,7 @@ def check_numbers(claim: str, sources: Sequence[tuple[str, str]]) -> CheckResult
         else:
             detail = f"{quantity.text}: the evidence states no such quantity"
             verdicts.append(CheckResult(UNSTATED, False, detail, None))
+    verdicts.extend(_unstated_bare_numbers(claim, sources))
     if not verdicts:
         return None
     for name in (NUMBERS, UNSTATED):
@@ -647,6 +716,59 @@ def check_numbers(claim: str, sources: Sequence[tuple[str, str]]) -> CheckResult
         if failed:
             return failed[0]
     return verdicts[0]
+
+
+# Words before a small count that refer back to things already named ("between the two
+# groups"), rather than state how many there were.
+_REFERRING = re.compile(r"\b(?:the|these|those|both)\s+$", re.IGNORECASE)
+_COUNTED = frozenset(
+    {"patients", "participants", "children", "women", "men", "adults", "infants", "studies"}
+    | {"trials", "cases", "deaths"}
+)
+REFERRED_AT_MOST = 3
+
+
+def _refers_back(claim: str, quantity: Quantity) -> bool:
+    """Whether ``quantity`` is a small count that refers back ("the two groups", "these three
+    patients"): the evidence names the groups, as a rule without counting them."""
+    counted = quantity.unit.startswith("count:") or quantity.unit in _COUNTED
+    return (
+        counted
+        and quantity.low <= REFERRED_AT_MOST
+        and _REFERRING.search(claim, max(quantity.start - 12, 0), quantity.start) is not None
+    )
+
+
+def stated_values(text: str) -> list[float]:
+    """Every number ``text`` writes, in digits or words ("Twenty-six" is 26), whatever it
+    measures."""
+    return [_value(n.group(0)) for n in _ANY_NUMBER.finditer(text)]
+
+
+def _unstated_bare_numbers(claim: str, sources: Sequence[tuple[str, str]]) -> Iterator[CheckResult]:
+    """An ``unstated_number`` result for each number of the claim without unit or noun, stated
+    exactly, that no number of ``sources`` is (to the claim's rounding). A bare number the
+    evidence states passes silently: it shows nothing about what the number measures."""
+    read = [(q.start, q.end) for q in extract_quantities(claim)]
+    # A whole number after a content word may be its label ("COVID 19", "transcript 6"),
+    # which ``check_labelled_numbers`` reads.
+    read += [
+        (m.start("number"), m.end("number"))
+        for m in _LABELLED.finditer(claim)
+        if content_tokens(m.group("label"))
+    ]
+    stated: list[float] | None = None
+    for m in _BARE.finditer(claim):
+        if _overlaps(m.start(), m.end(), read) or _P_VALUE.search(claim, 0, m.start()):
+            continue
+        if _reading(claim, m.start()) is not Reading.EXACT or _YEAR_NUMBER.fullmatch(m.group(0)):
+            continue  # "about 94", "more than 5": no exact value; a year is read elsewhere
+        if stated is None:
+            stated = [value for _, text in sources for value in stated_values(text)]
+        value, rounding = _value(m.group(0)), 0.5 * 10.0 ** -_decimals(m.group(0))
+        if not any(abs(value - number) <= rounding for number in stated):
+            detail = f"{m.group(0)}: the evidence states no such number"
+            yield CheckResult(UNSTATED, False, detail, None)
 
 
 _LEADING_VALUE = re.compile(rf"(?:{_VALUE})(?:\s*(?:-|\u2013|to)\s*(?:{_NUMBER}))?", re.IGNORECASE)
@@ -662,7 +784,7 @@ def in_evidence_words(claim: str, sources: Sequence[tuple[str, str]]) -> str | N
     result = check_numbers(claim, sources)
     if result is None or not result.passed:
         return None
-    evidence = [q for _, text in sources for q in extract_quantities(text)]
+    evidence = [q for _, text in sources for q in evidence_quantities(text)]
     pieces, last = [], 0
     for quantity in extract_quantities(claim):
         match = next((q for q in evidence if quantity.matches(q)), None)
@@ -682,6 +804,35 @@ def in_evidence_words(claim: str, sources: Sequence[tuple[str, str]]) -> str | N
             pieces += [claim[last:start], written]
             last = end
     return "".join([*pieces, claim[last:]]) if pieces else None
+
+
+def in_digits(text: str) -> str:
+    """``text`` with each value it writes in words as digits ("Thirty-nine cases" as "39
+    cases"), its unit and the words around it kept; fraction words stay ("half of")."""
+    pieces, last = [], 0
+    for quantity in extract_quantities(text):
+        value = _LEADING_VALUE.match(quantity.text)
+        if quantity.fraction or value is None or not value.group(0)[0].isalpha():
+            continue
+        if quantity.start >= last:
+            pieces += [text[last : quantity.start], _written(quantity).removesuffix("%")]
+            last = quantity.start + value.end()
+    return "".join([*pieces, text[last:]])
+
+
+def written_alike(claim: str, sources: Sequence[tuple[str, str]]) -> tuple[str, list[str]] | None:
+    """``claim`` and the texts of ``sources`` (PMID, text) with their values written alike: the
+    claim's in the evidence's own digits (``in_evidence_words``), the evidence's words as digits
+    (``in_digits``); None when the numbers check does not pass or both read as written. The
+    small NLI model reads "39 cases" against "Thirty-nine cases" as a changed number too."""
+    texts = [text for _, text in sources]
+    if not (result := check_numbers(claim, sources)) or not result.passed:
+        return None
+    reworded = in_evidence_words(claim, sources) or claim
+    digits = [in_digits(text) for text in texts]
+    if reworded == claim and digits == texts:
+        return None
+    return reworded, digits
 
 
 def _written(quantity: Quantity) -> str:
@@ -748,7 +899,7 @@ def check_labelled_numbers(claim: str, sources: Sequence[tuple[str, str]]) -> Ch
 def _value(text: str) -> float:
     words = re.split(r"[\s,-]+", text.lower())
     if words[0] not in _WORD_VALUES:
-        return float(text.replace(",", "").replace("\u00b7", "."))
+        return float(re.sub(r"[,\s]", "", text).replace("\u00b7", "."))
     thousands, rest = 0, 0
     for word in words:
         if word == "thousand":

@@ -4,11 +4,17 @@ import pytest
 
 from verifiers.checks.numbers import (
     LABELLED,
+    NUMBERS,
+    UNSTATED,
     Reading,
     check_labelled_numbers,
     check_numbers,
+    evidence_quantities,
     extract_quantities,
+    in_digits,
     ratio_changes,
+    stated_values,
+    written_alike,
 )
 
 # Check-COVID dev, cord_id biho913w (MIT): the evidence sentence of claim 60536a226bc088b6d218dc56.
@@ -487,3 +493,104 @@ def test_numbers_written_out_after_their_noun_or_as_proportions(
 )
 def test_number_words_are_read_whole(text: str, values: list[tuple[float, str]]) -> None:
     assert [(q.low, q.unit) for q in extract_quantities(text)] == values
+
+
+# PubMedQA 10759659, 24669960, 25034219, 11601252, 2224269 (MIT): abstract sentences.
+PART = [
+    ("10759659", "Of 83 patients examined by flexible cystoscopy, 26 were found to have a tumour.")
+]
+WOMEN = [
+    ("24669960", "Of the women, 53 (31.2%) had complete recanalization, 46 (27%) had partial.")
+]
+HALF = [
+    (
+        "25034219",
+        "While 64.4% of mothers were found obese in the study, only half of them consider "
+        "themselves as obese.",
+    )
+]
+SCORE = [
+    (
+        "11601252",
+        "The score for pancreatic hemorrhage was 2.4 +/- 0.2 in this group. In the rats "
+        "pretreated with BQ123, the score was reduced to 1.0 +/- 0.0.",
+    )
+]
+SETTING = [
+    ("2224269", "5 General practices in Lothian. 475 Patients consulting 30 general practitioners.")
+]
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "name", "passed"),
+    [
+        # A part of a counted whole, counted before its verb, is counted in the whole's unit
+        # (a spelled-out "Twenty-six patients" was a changed number: the evidence's only
+        # patients were 83).
+        ("Twenty-six patients had a tumour.", PART, NUMBERS, True),
+        ("Twenty-eight patients had a tumour.", PART, NUMBERS, False),
+        ("53 women had complete recanalization.", WOMEN, NUMBERS, True),
+        # A fraction word of the evidence restates a share written as a fraction or a round
+        # value, not a precise one: "46%" is no "half of them", and 64.4% shows it changed.
+        ("About 46% of the mothers were obese.", HALF, NUMBERS, False),
+        ("About half of the obese mothers saw themselves as obese.", HALF, NUMBERS, True),
+        ("About 50% of the obese mothers saw themselves as obese.", HALF, NUMBERS, True),
+        # A bare number is looked for, as a number, anywhere in the evidence.
+        ("BQ123 reduced the hemorrhage score to 1.4.", SCORE, UNSTATED, False),
+        ("BQ123 reduced the hemorrhage score from 2.4 to 1.4.", SCORE, UNSTATED, False),
+        # Things counted with words between in the evidence; the answer's own words counted
+        # nothing ("five practices" restates "5 General practices").
+        ("The survey covered five practices.", SETTING, NUMBERS, True),
+        ("The survey covered seven practices.", SETTING, NUMBERS, False),
+    ],
+)
+def test_parts_shares_bare_numbers_and_described_things(
+    claim: str, evidence: list[tuple[str, str]], name: str, passed: bool
+) -> None:
+    result = check_numbers(claim, evidence)
+    assert result is not None and (result.name, result.passed) == (name, passed), result
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Figitumumab (CP-751,871) trials were stopped.",  # a name's number, after a comma
+        "BQ123 lowered it (p = 0.03).",  # a p value's number
+        "As shown in Table 3, it fell [12].",  # a table's and a reference's
+        "The score fell by about 7.",  # approximate: no exact value to look for
+        "Beer cannot prevent COVID 19.",  # a whole number after a word may be its label
+        # SciFact dev: a lipid's name, as the claim spells it.
+        "PTEN converts Ptdlns(3,4)P 2 into phosphatidylinositol 4-phosphate.",
+        # Stated bare numbers pass silently: they show nothing about what they measure.
+        "BQ123 reduced the hemorrhage score from 2.4 to 1.0.",
+        "BQ123 reduced the hemorrhage score to 1.",
+    ],
+)
+def test_bare_numbers_that_are_no_values_are_not_looked_for(claim: str) -> None:
+    assert check_numbers(claim, SCORE) is None
+
+
+def test_the_answer_s_own_nouns_count_nothing_the_evidence_s_do() -> None:
+    claim = "The study reviewed 35 spinal deformity corrections."
+    evidence = "The data from 35 pediatric spinal deformity correction procedures were reviewed."
+    assert extract_quantities(claim) == []
+    assert check_numbers(claim, [("26222664", evidence)]) is None  # its bare 35 is stated
+    described = [(q.low, q.unit) for q in evidence_quantities(SETTING[0][1])]
+    assert described == [(5.0, "count:practice"), (475.0, "patients"), (30.0, "count:practitioner")]
+    assert extract_quantities("5 General practices") == []
+    assert evidence_quantities("In 2019 hospital admissions rose") == []
+
+
+def test_every_number_a_text_writes() -> None:
+    assert stated_values("Twenty-six of 83 (31.2%) and CP-751,871") == [26.0, 83.0, 31.2, 751871.0]
+
+
+def test_values_written_as_digits_on_both_sides() -> None:
+    # PubMedQA 14599616 (MIT): the model contradicted "39 cases" against "Thirty-nine cases".
+    evidence = "Thirty-nine cases of lymphedema were identified by the academic trial."
+    assert in_digits(evidence) == "39 cases of lymphedema were identified by the academic trial."
+    assert in_digits("half of them, one in five") == "half of them, one in five"
+    claim = "The academic trial identified 39 cases of lymphedema."
+    assert written_alike(claim, [("14599616", evidence)]) == (claim, [in_digits(evidence)])
+    assert written_alike("The trial identified 93 cases.", [("14599616", evidence)]) is None
+    assert written_alike(claim, [("14599616", in_digits(evidence))]) is None  # alike already
