@@ -42,6 +42,7 @@ from verifiers.checks.normalise import (
     content_tokens,
     without_section_labels,
 )
+from verifiers.checks.numbers import stated_values
 from verifiers.checks.qualifiers import scale_side
 
 ALIGNED_CHANGE = "aligned_change"
@@ -180,6 +181,17 @@ def _changed_number(diff: _Difference) -> bool:
         return False
     values = [(_value(a), _value(b)) for a, b in zip(diff.ours, diff.theirs, strict=True)]
     return any(a is not None and b is not None and a != b for a, b in values)
+
+
+def _placed_elsewhere(diff: _Difference, evidence: Sequence[str]) -> bool:
+    """A claim that opens or ends with its number faces the words the alignment guessed: one
+    that writes only numbers the evidence sentence states elsewhere changed none ("Twenty-six
+    patients had a tumour" facing "Of 83" of "Of 83 patients examined, 26 were found to have
+    a tumour"). Numbers inside the copy are held in place: swapped there, they changed."""
+    if diff.inner:
+        return False
+    ours = stated_values(" ".join(diff.ours))
+    return bool(ours) and set(ours) <= set(stated_values(" ".join(evidence)))
 
 
 def _opposite(ours: str, theirs: str) -> bool:
@@ -355,7 +367,7 @@ def _results(alignment: _Alignment, pmid: str, text: str, negated: bool) -> list
                 # A claim cut from its sentence at a clause ("the refusal rate is low" of "...
                 # is high, and seems related to ..."): its last word faces the evidence's own.
                 (unstated if negated else changes).append(f"the other way: {diff}")
-        elif _changed_number(diff):
+        elif _changed_number(diff) and not _placed_elsewhere(diff, alignment.evidence):
             changes.append(f"another number: {diff}")
         elif swapped:
             continue  # its words are the sides'

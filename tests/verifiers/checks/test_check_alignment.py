@@ -415,3 +415,15 @@ def test_a_claim_that_puts_a_section_heading_for_a_name_is_a_changed_name() -> N
     assert all(r.passed for r in check_alignment(stated, evidence))
     results = check_alignment(stated.replace("HMMTool", "SUMMARY"), evidence)
     assert [r.name for r in results if not r.passed] == [ALIGNED_UNSTATED], results
+
+
+def test_a_number_at_the_claim_s_edge_that_the_sentence_states_elsewhere_is_no_change() -> None:
+    # PubMedQA 10759659 (MIT): the claim opens with its count, which the alignment faced with
+    # "Of 83"; a number swapped inside the copy is still a change.
+    evidence = [
+        ("10759659", "Of 83 patients examined by flexible cystoscopy, 26 were found to have a "
+         "tumour or a suspicious lesion.")
+    ]  # fmt: skip
+    assert _failed("Twenty-six patients had a tumour or a suspicious lesion.", evidence) == []
+    assert _failed("Of 26 patients examined by flexible cystoscopy, 83 were found to have a "
+                   "tumour.", evidence) == [ALIGNED_CHANGE]  # fmt: skip
