@@ -5,12 +5,22 @@ identical sentences as near-identical. This check finds the evidence clause clos
 claim by content words (direction words left out of the overlap) and, when they are near
 copies, fails if the claim's direction words all point one way and the clause's the other.
 Negated sentences are left to the negation check ("did not increase" is not "decreased").
+
+A comparison names two sides, and reads the same with its word and its sides both turned
+round ("higher in men than in women" is "lower in women than in men"). Its sides are read
+apart: the words after "than" and, where a preposition follows "than", the words after the same
+preposition before it ("higher in male patients than in female patients"), else the words
+before the comparative ("lipase is a more accurate biomarker than amylase"). Against the
+closest comparison of the evidence (a near copy), ``comparison`` fails where the sides stand
+the other way round under the same direction, or the same way under the other direction: the
+small model reads "higher in female patients than in male patients" as the evidence's own.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 from verifiers._types import CheckResult
 from verifiers.checks._base import Check, CheckInput, Effect
@@ -91,9 +101,86 @@ def check_direction(claim: str, sentences: Sequence[tuple[str, str]]) -> CheckRe
     )
 
 
+COMPARISON = "comparison"  # the name of a comparison's results
+_THAN = re.compile(
+    r"\bthan\s+(?:(?P<preposition>in|with|among|for|at|on|after|during|by|from)\s+)?"
+    r"(?P<second>[^,;:()\[\]]+)",
+    re.IGNORECASE,
+)
+_A_BOUND = re.compile(r"[\d.]|(?:a|an|one|two|three|half|twice)\b", re.IGNORECASE)
+_COMPARATIVE_REACH = 6  # words before "than" in which the comparative word stands
+# Comparatives of size, which point a comparison one way but no change ("older patients").
+_SIZE_SIGN = {"heavier": 1, "larger": 1, "bigger": 1, "wider": 1, "thicker": 1, "stronger": 1}
+_SIZE_SIGN |= {"lighter": -1, "narrower": -1, "thinner": -1, "weaker": -1, "shallower": -1}
+
+
+@dataclass(frozen=True, slots=True)
+class _Sides:
+    """A comparison: its direction and the content words only each side holds."""
+
+    sign: int
+    first: frozenset[str]
+    second: frozenset[str]
+
+
+def _sides(text: str) -> _Sides | None:
+    """The one comparison of ``text`` ("X higher in A than in B"), or None: no "than", more
+    than one, a bound ("more than 50%", "less than one third"), no direction word before it,
+    or no words to read a side from."""
+    found = list(_THAN.finditer(text))
+    if len(found) != 1 or _A_BOUND.match(found[0].group("second")):
+        return None
+    than = found[0]
+    before = _CLAUSE.split(text[: than.start()])[-1]
+    words = _WORD.findall(normalise(before))[-_COMPARATIVE_REACH:]
+    signs = [word_sign(w) or _SIZE_SIGN.get(w, 0) for w in words]
+    sign = next((s for s in reversed(signs) if s), 0)
+    preposition = than.group("preposition")
+    if preposition:
+        at = [m.end() for m in re.finditer(rf"\b{preposition}\s+", before, re.IGNORECASE)]
+        first = before[at[-1] :] if at else ""
+    else:
+        first = re.split(r"\bthat\s+", before)[-1]
+    first_words = _content(first) - _SIZE_SIGN.keys()
+    second_words = _content(than.group("second"))
+    if not sign or not first_words or not second_words:
+        return None
+    return _Sides(
+        sign, frozenset(first_words - second_words), frozenset(second_words - first_words)
+    )
+
+
+def check_comparison(claim: str, sentences: Sequence[tuple[str, str]]) -> CheckResult | None:
+    """A failed ``comparison`` where the claim's comparison turns the closest comparison of
+    ``sentences`` (PMID, text) round (see the module's docstring); None otherwise: a
+    comparison that agrees shows no more than the other checks read."""
+    ours = _sides(claim)
+    if ours is None or is_negated(claim):
+        return None
+    compared = [(pmid, text) for pmid, text in sentences if _THAN.search(text)]
+    found = closest(_content(claim), compared, _content)
+    if found is None or is_negated(found[1]) or (theirs := _sides(found[1])) is None:
+        return None
+    crossed = bool(ours.second & theirs.first) and bool(ours.first & theirs.second)
+    kept = bool(ours.second & theirs.second) and not ours.second & theirs.first
+    if (crossed and not ours.second & theirs.second and ours.sign == theirs.sign) or (
+        kept and ours.sign != theirs.sign
+    ):
+        detail = (
+            f"the comparison turned round: the evidence says \u201c{found[1].strip()[:160]}\u201d"
+        )
+        return CheckResult(COMPARISON, False, detail, found[0])
+    return None
+
+
 def _run(claim: CheckInput) -> list[CheckResult]:
-    result = check_direction(claim.text, claim.sentences)
-    return [] if result is None else [result]
+    results = (
+        check_direction(claim.text, claim.sentences),
+        check_comparison(claim.text, claim.sentences),
+    )
+    return [r for r in results if r is not None]
 
 
-DIRECTION_CHECK = Check(DIRECTION, _run, {DIRECTION: Effect.CONTRADICTS})
+DIRECTION_CHECK = Check(
+    DIRECTION, _run, {DIRECTION: Effect.CONTRADICTS, COMPARISON: Effect.CONTRADICTS}
+)

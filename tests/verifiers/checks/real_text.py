@@ -26,6 +26,7 @@ from pathlib import Path
 
 from verifiers.checks import (
     check_alignment,
+    check_comparison,
     check_direction,
     check_negation,
     check_numbers,
@@ -140,6 +141,7 @@ def sweep(source: Path, shard: int) -> None:
             labelled = check_labelled_numbers(sentence, evidence)
             assert labelled is None, (sentence[:200], labelled)
             direction = check_direction(sentence, evidence)
+            assert check_comparison(sentence, [("self", sentence)]) is None, sentence[:200]
             assert direction is None or direction.passed, (sentence[:200], direction)
             check_negation(sentence, evidence)
             # The engine reads two negated sentences again without their negation words.
