@@ -99,6 +99,9 @@ BELIEF = re.compile(
     r"|\b(?:several|many|numerous|previous|prior|earlier|some|other|recent)\s+(?:\w+\s+)?"
     r"(?:studies|reports|investigators|authors|trials)\s+(?:have\s+|had\s+)?"
     r"(?:suggested|proposed|speculated)\b|\blittle is known\b"
+    # What is new about the study: "To our knowledge, X has not been previously described".
+    r"|\bto (?:the best of )?our knowledge\b"
+    r"|\b(?:not|never)\s+(?:been\s+)?previously\s+(?:described|reported|documented)\b"
     # An open question, when the sentence is no more than it ("However, the effect of X remains
     # unclear"): after a comma a finding may come first ("Although it is considered that X
     # originates from bats, the intermediate host remains unknown" refutes a lab origin).

@@ -254,6 +254,11 @@ MEASURED = (
         "The effect of preoperative education on anxiety and postoperative outcomes of cardiac "
         "surgery patients remains unclear.",
         "The role of early revascularization in cardiogenic shock remains controversial.",
+        # What is new about the study is no finding (PubMedQA 19108857: it contradicted "The
+        # case report describes a seven-year-old girl with cerebro-mediastinal tuberculosis").
+        "To our knowledge the occurrence of cerebro-mediastinal tuberculosis in an "
+        "immuno-competent child has not been previously described.",
+        "Such a mutation has never been previously reported in adults.",
     ],
 )
 def test_a_belief_of_the_background_is_no_finding(text: str) -> None:
