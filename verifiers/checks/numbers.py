@@ -326,8 +326,8 @@ _PROPORTION = re.compile(
 # ("BQ123", "type 2", "PtdIns(3,4)P 2", "4-phosphate"), a reference's ("[3]", "Table 2") or a p
 # value's ("P = .26", "p < 0.05": a threshold as often as a result).
 _BARE = re.compile(
-    rf"{_NOT_A_NAME}(?<!\[)(?<!\d,)(?<!table )(?<!figure )(?<!fig\. )(?<!\W[a-z] )"
-    rf"(?P<low>{_NUMBER})(?![\w%\u00b7\]]|[.,]\d|-[a-z])",
+    rf"{_NOT_A_NAME}(?<!\[)(?<!\d,)(?<!table )(?<!figure )(?<!fig\. )(?<!\W[a-z] )(?<!\d )"
+    rf"(?P<low>{_NUMBER})(?![\w%\u00b7\]]|[.,]\d|-[a-z]|[ \u00a0\u2009\u202f]\d{{3}}(?!\d))",
     re.IGNORECASE,
 )
 _P_VALUE = re.compile(r"\bp\s*(?:[<>=\u2264\u2265]|values?\s+of)\s*$", re.IGNORECASE)
