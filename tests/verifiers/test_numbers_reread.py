@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from tests.verifiers.fixed_nli import ScriptedNLI
+from tests.verifiers.fixed_nli import ENTAILS, FixedNLI, ScriptedNLI
 from verifiers import Verdict
 from verifiers.checks.numbers import in_evidence_words
 from verifiers.engine import NUMBERS_REREAD, Verifier
@@ -88,3 +88,29 @@ def test_a_changed_value_is_not_reread() -> None:
     verdict, reread = verify(CHANGED, nli)
     assert verdict is Verdict.CONTRADICTED and reread == []
     assert all("74%" not in p.hypothesis for p in nli.pairs)
+
+
+def test_a_bare_number_the_abstract_states_outside_the_windows_is_stated() -> None:
+    # PubMedQA 22683044 (MIT): the windows chosen for the claim did not hold its 18, the
+    # abstract did; the whole abstract's silence (nothing to report) stands.
+    abstract = (
+        "Some studies suggest that open access articles are more often cited than non-open "
+        "access articles. However, the relationship between open access and citations count in "
+        "a discipline such as intensive care medicine has not been studied to date. We "
+        "evaluated a total of 161 articles (76% being non-open access articles) published in "
+        "Intensive Care Medicine in the year 2008. The median number (interquartile range) of "
+        "citations of non-open access articles was 8 (4-12) versus 9 (6-18) in the case of "
+        "open access articles (p=0.084). In the highest citation range (>8), the citation count "
+        "was 13 (10-16) and 18 (13-21) (p=0.008), respectively. The mean follow-up was 37.5 "
+        "\u00b1 3 months in both groups. The open access advantage is greater for the more "
+        "highly cited articles, and appears in the 30-35 months after publication."
+    )
+    evidence = [make_evidence("22683044", "", abstract)]
+    answer = (
+        "Among the most cited articles, open access papers were cited more often than non-open "
+        "access papers (18 vs 13) [PMID:22683044]."
+    )
+    (sentence,) = Verifier(FixedNLI(ENTAILS)).verify(answer, evidence).sentences
+    failed = [c.name for claim in sentence.claims for c in claim.checks if not c.passed]
+    assert "unstated_number" not in failed
+    assert sentence.verdict is Verdict.SUPPORTED

@@ -920,7 +920,7 @@ def _run(claim: CheckInput) -> list[CheckResult]:
     result = check_numbers(claim.text, on_topic)
     if result is not None and not result.passed:
         anywhere = check_numbers(claim.text, [(ev.pmid, ev.abstract) for ev in claim.evidence])
-        if anywhere is not None and anywhere.passed:
+        if anywhere is None or anywhere.passed:  # None: its bare numbers are all stated there
             result = anywhere
     # The windows are cut from the cited records, so the records alone hold every label; a
     # quoted claim has no records, only its quote's sentences as windows.
