@@ -323,11 +323,11 @@ _PROPORTION = re.compile(
 )
 # A number with neither unit nor counted noun ("reduced the score to 1.4"): what it measures is
 # unread, so it can only be looked for, as a number, anywhere in the evidence. Not a name's
-# ("BQ123", "type 2", "PtdIns(3,4)P 2", "4-phosphate"), a reference's ("[3]", "Table 2") or a p
+# ("BQ123", "type 2", "PtdIns(3,4)P 2", "COVID 19"), a reference's ("[3]", "Table 2") or a p
 # value's ("P = .26", "p < 0.05": a threshold as often as a result).
 _BARE = re.compile(
     rf"{_NOT_A_NAME}(?<!\[)(?<!\d,)(?<!table )(?<!figure )(?<!fig\. )(?<!\W[a-z] )(?<!\d )"
-    rf"(?P<low>{_NUMBER})(?![\w%\u00b7\]]|[.,]\d|-[a-z]|[ \u00a0\u2009\u202f]\d{{3}}(?!\d))",
+    rf"(?P<low>{_NUMBER})(?![\w%\u00b7\]]|[.,]\d|[ \u00a0\u2009\u202f]\d{{3}}(?!\d))",
     re.IGNORECASE,
 )
 _P_VALUE = re.compile(r"\bp\s*(?:[<>=\u2264\u2265]|values?\s+of)\s*$", re.IGNORECASE)
@@ -750,12 +750,12 @@ def _unstated_bare_numbers(claim: str, sources: Sequence[tuple[str, str]]) -> It
     exactly, that no number of ``sources`` is (to the claim's rounding). A bare number the
     evidence states passes silently: it shows nothing about what the number measures."""
     read = [(q.start, q.end) for q in extract_quantities(claim)]
-    # A whole number after a content word may be its label ("COVID 19", "transcript 6"),
-    # which ``check_labelled_numbers`` reads.
+    # A whole number after a name in capitals labels it ("COVID 19"): the name is the
+    # entity check's. After a word in lower case it is looked for ("subunit 2", "protein 4").
     read += [
         (m.start("number"), m.end("number"))
         for m in _LABELLED.finditer(claim)
-        if content_tokens(m.group("label"))
+        if m.group("label").isupper()
     ]
     stated: list[float] | None = None
     for m in _BARE.finditer(claim):
