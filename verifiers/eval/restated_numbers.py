@@ -50,7 +50,7 @@ _FRACTIONS: tuple[tuple[float, str], ...] = (
 )
 _OTHER_NAME = {"patients": "participants", "participants": "patients", "women": "participants"}
 _OTHER_NAME |= {"men": "patients", "children": "patients", "adults": "participants"}
-_LEADING_VALUE = re.compile(r"[\d.,\u00b7]+")
+_LEADING_VALUE = re.compile(r"[\d.,\u00b7]+(?:[ \u00a0\u2009\u202f]\d{3})*")  # "10 931 patients"
 _SPREAD_BEFORE = re.compile(r"(?P<mean>\d+(?:\.\d+)?)\s*(?:\u00b1|\+/-)\s*$")
 
 

@@ -65,3 +65,11 @@ def test_the_command_prints_each_shape(tmp_path: Path, capsys: pytest.CaptureFix
         "restated": 2, "passed_rate": 1.0, "changed": 2, "caught_rate": 1.0, "missed": []
     }  # fmt: skip
     assert shapes["mean"]["restated"] == 1
+
+
+def test_a_value_grouped_by_spaces_is_restated_whole() -> None:
+    # PubMedQA 15943725 (MIT) groups thousands by a space.
+    sentence = "Measurements were made on 10 931 patients treated at a teaching hospital."
+    made = {(r.shape, r.claim) for r in restatements(sentence)}
+    assert ("more_than", "The value was more than 10,000 patients.") in made
+    assert all("931 patients" not in claim for _, claim in made)
