@@ -34,6 +34,10 @@ Answers restate numbers as a reader would, and each such reading is taken at its
   words that describe its people between ("371 untreated postmenopausal women") and a
   diagnostic proportion ("sensitivity (0.939)", the 93.9% an answer writes) as well.
 
+A number with neither unit nor counted noun ("reduced the score to 1.4") says nothing of what
+it measures, so it is only looked for, as a number, anywhere in the evidence: where none is it,
+``unstated_number`` fails (p values, references and names' numbers are not looked for).
+
 A number can also be part of a name: the trial, transcript or subunit it labels ("CheckMate-227",
 "transcript 6", "subunit 1"). Such a number has no unit to compare, so where the evidence gives
 the same label only other numbers, and states the claim's number nowhere, ``labelled_number``
