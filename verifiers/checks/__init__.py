@@ -14,7 +14,7 @@ from verifiers.checks._base import (
     register_check,
 )
 from verifiers.checks.alignment import ALIGNMENT_CHECK, check_alignment
-from verifiers.checks.direction import DIRECTION_CHECK, check_comparison, check_direction
+from verifiers.checks.direction import DIRECTION_CHECK, check_direction
 from verifiers.checks.entities import ENTITIES_CHECK, check_entities
 from verifiers.checks.negation import NEGATION_CHECK, check_negation, is_negated
 from verifiers.checks.normalise import content_tokens, normalise
@@ -41,7 +41,6 @@ __all__ = [
     "Quantity",
     "Scope",
     "check_alignment",
-    "check_comparison",
     "check_direction",
     "check_entities",
     "check_names",

@@ -63,6 +63,7 @@ NUMBERS = "numbers"
 UNSTATED = "unstated_number"
 LABELLED = "labelled_number"
 ON_TOPIC = 0.4  # window prefilter score from which a window's numbers are compared
+EVIDENCE_CACHE = 4096  # evidence texts whose readings are kept (windows, sentences, abstracts)
 
 # Unit spellings mapped to one canonical form; longest alternatives first in the pattern.
 _UNITS: dict[str, str] = {
@@ -610,12 +611,14 @@ def _described_counts(
         yield _quantity(m, _noun_unit(m.group("noun")))
 
 
-def evidence_quantities(text: str) -> list[Quantity]:
+@functools.lru_cache(maxsize=EVIDENCE_CACHE)
+def evidence_quantities(text: str) -> tuple[Quantity, ...]:
     """The quantities of an evidence text: ``extract_quantities``', and things counted with
-    describing words between ("5 General practices"), which an answer restates in its own."""
+    describing words between ("5 General practices"), which an answer restates in its own.
+    Cached: every claim of an answer reads the same windows."""
     found = extract_quantities(text)
     things = _described_counts(text, [(q.start, q.end) for q in found], _DESCRIBED_THINGS)
-    return sorted([*found, *things], key=lambda q: q.start)
+    return tuple(sorted([*found, *things], key=lambda q: q.start))
 
 
 def _named_counts(text: str, taken: Sequence[tuple[int, int]]) -> Iterator[Quantity]:
@@ -743,10 +746,11 @@ def _refers_back(claim: str, quantity: Quantity) -> bool:
     )
 
 
-def stated_values(text: str) -> list[float]:
+@functools.lru_cache(maxsize=EVIDENCE_CACHE)
+def stated_values(text: str) -> tuple[float, ...]:
     """Every number ``text`` writes, in digits or words ("Twenty-six" is 26), whatever it
-    measures."""
-    return [_value(n.group(0)) for n in _ANY_NUMBER.finditer(text)]
+    measures. Cached, as ``evidence_quantities``."""
+    return tuple(_value(n.group(0)) for n in _ANY_NUMBER.finditer(text))
 
 
 def _unstated_bare_numbers(claim: str, sources: Sequence[tuple[str, str]]) -> Iterator[CheckResult]:

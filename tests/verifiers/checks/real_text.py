@@ -26,12 +26,12 @@ from pathlib import Path
 
 from verifiers.checks import (
     check_alignment,
-    check_comparison,
     check_direction,
     check_negation,
     check_numbers,
     extract_quantities,
 )
+from verifiers.checks.direction import check_comparison
 from verifiers.checks.entities import check_cited_term, check_entities, check_generic_names
 from verifiers.checks.name_slots import swapped_names
 from verifiers.checks.negation import is_negated, negated_alike, without_negation

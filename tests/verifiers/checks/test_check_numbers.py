@@ -582,11 +582,11 @@ def test_the_answer_s_own_nouns_count_nothing_the_evidence_s_do() -> None:
     described = [(q.low, q.unit) for q in evidence_quantities(SETTING[0][1])]
     assert described == [(5.0, "count:practice"), (475.0, "patients"), (30.0, "count:practitioner")]
     assert extract_quantities("5 General practices") == []
-    assert evidence_quantities("In 2019 hospital admissions rose") == []
+    assert evidence_quantities("In 2019 hospital admissions rose") == ()
 
 
 def test_every_number_a_text_writes() -> None:
-    assert stated_values("Twenty-six of 83 (31.2%) and CP-751,871") == [26.0, 83.0, 31.2, 751871.0]
+    assert stated_values("Twenty-six of 83 (31.2%) and CP-751,871") == (26.0, 83.0, 31.2, 751871.0)
 
 
 def test_values_written_as_digits_on_both_sides() -> None:
