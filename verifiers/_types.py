@@ -158,8 +158,9 @@ class EvidenceSpan:
 class CheckResult:
     """A deterministic check (numbers, negation, quote) beside NLI."""
 
-    # numbers | unstated_number | labelled_number | negation | direction | overstated | quantifier |
-    # aligned_change | aligned_unstated | entity | swapped_entity | quote | quoted_citation, and
+    # numbers | unstated_number | labelled_number | misattributed_number | negation | direction |
+    # comparison | overstated | quantifier | aligned_change | aligned_unstated | entity |
+    # swapped_entity | quote | quoted_citation, and
     # the engine's reasons to set a model contradiction aside: finding | shared_negation |
     # unrelated, and numbers_reread (passed: the claim read with the evidence's own values)
     name: str

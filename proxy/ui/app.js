@@ -313,7 +313,7 @@
   // reading, or the LLM judge, whose spans carry no probability of their own.
   const NLI_VERDICT = { entailment: "supported", contradiction: "contradicted", neutral: "unsupported" };
   const READS = { supported: "supports", contradicted: "contradicts", partially_supported: "partly supports" };
-  const OVERRULING = ["numbers", "unstated_number", "direction", "negation", "entity"];
+  const OVERRULING = ["numbers", "unstated_number", "misattributed_number", "direction", "negation", "entity"];
   const JUDGE_PREFIX = "judge:";
   function spanReading(ann, span) {
     const same = (e) => e.pmid === span.pmid && e.start === span.start && e.end === span.end;

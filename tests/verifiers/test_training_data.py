@@ -192,6 +192,21 @@ def test_an_entity_is_never_swapped_for_one_listed_with_it() -> None:
 
 
 @needs_data
+def test_a_value_is_swapped_for_another_of_its_sentence() -> None:
+    """The other arm's or the other measure's value, in the same unit, from the sentence that
+    states the claim's (PubMedQA 25156467, MIT); years and p values are never swapped."""
+    from verifiers.training.claims import swap_value
+
+    context = (
+        "Early extubation was associated with lower mortality (1% vs 9%, P<.001) and a lower "
+        "rate of reintubation (4% vs 23%, P<.001). The study ran from 2005 to 2011."
+    )
+    claim = "Early extubation in 2005 lowered mortality to 1%."
+    made = {swap_value(claim, context, random.Random(seed)) for seed in range(20)}
+    assert made == {claim.replace("1%", f"{v}%") for v in (4, 9, 23)}
+    assert swap_value("Mortality fell to 7%.", context, random.Random(0)) is None
+
+
 def test_every_perturbation_runs_on_every_corpus() -> None:
     """Real text from every corpus through every perturbation rule: Unicode units, odd
     punctuation and long sentences raise nothing, and a rule either changes the text or

@@ -7,6 +7,7 @@ so a quote or a token compares equal to its source.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
@@ -124,6 +125,16 @@ def cased_tokens(text: str) -> list[str]:
 def content_tokens(text: str) -> set[str]:
     """Tokens that carry content (stopwords dropped, common suffixes stripped) for overlap."""
     return set(content_sequence(text))
+
+
+@functools.cache
+def function_words() -> frozenset[str]:
+    """spaCy's English stop words, imported when first needed (spaCy loads in a second or so,
+    as the window selector's abbreviation reader does): wider than ``content_tokens``' list
+    ("up", "whole"), for a check that must not read meaning into a function word."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return frozenset(STOP_WORDS)
 
 
 def content_sequence(text: str) -> list[str]:

@@ -51,17 +51,19 @@ import functools
 import itertools
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from verifiers._types import CheckResult
 from verifiers.checks._base import Check, CheckInput, Effect
+from verifiers.checks.attribution import Value, given_elsewhere
 from verifiers.checks.direction import direction
-from verifiers.checks.normalise import content_tokens
+from verifiers.checks.normalise import content_tokens, function_words
 
 NUMBERS = "numbers"
 UNSTATED = "unstated_number"
 LABELLED = "labelled_number"
+MISATTRIBUTED = "misattributed_number"
 ON_TOPIC = 0.4  # window prefilter score from which a window's numbers are compared
 EVIDENCE_CACHE = 4096  # evidence texts whose readings are kept (windows, sentences, abstracts)
 
@@ -584,15 +586,6 @@ def extract_quantities(text: str) -> list[Quantity]:
     return sorted(found, key=lambda q: q.start)
 
 
-@functools.cache
-def _function_words() -> frozenset[str]:
-    """spaCy's English stop words, imported when first needed (spaCy loads in a second or so,
-    as the window selector's abbreviation reader does)."""
-    from spacy.lang.en.stop_words import STOP_WORDS
-
-    return frozenset(STOP_WORDS)
-
-
 def _described_counts(
     text: str, taken: Sequence[tuple[int, int]], pattern: re.Pattern[str] = _DESCRIBED_PEOPLE
 ) -> Iterator[Quantity]:
@@ -605,7 +598,7 @@ def _described_counts(
         if _overlaps(m.start(), m.end(), taken) or _YEAR_NUMBER.fullmatch(m.group("low")):
             continue
         if any(
-            w in _function_words() or _unit_key(w) in _CANONICAL or w in _WORD_VALUES for w in words
+            w in function_words() or _unit_key(w) in _CANONICAL or w in _WORD_VALUES for w in words
         ):
             continue
         yield _quantity(m, _noun_unit(m.group("noun")))
@@ -684,7 +677,8 @@ def check_numbers(claim: str, sources: Sequence[tuple[str, str]]) -> CheckResult
         if not q.change or q.change == pointing
     ]
     verdicts: list[CheckResult] = []
-    for quantity in extract_quantities(claim):
+    claimed = extract_quantities(claim)
+    for quantity in claimed:
         if _refers_back(claim, quantity):
             continue
         # A bound is compared with the evidence's bounds on its side where it sets any: "less
@@ -694,7 +688,9 @@ def check_numbers(claim: str, sources: Sequence[tuple[str, str]]) -> CheckResult
         # Only firm values of the very unit show that the claim's was changed, and a fraction
         # word may be a share of something else than the evidence's percentages.
         same_unit = [(pmid, q) for pmid, q in evidence if q.unit == quantity.unit and q.firm]
-        if match is not None:
+        if match is not None and (elsewhere := _given_elsewhere(claim, quantity, claimed, sources)):
+            verdicts.append(elsewhere)
+        elif match is not None:
             verdicts.append(CheckResult(NUMBERS, True, f"{quantity.text} found", match))
         elif quantity.fraction:
             continue  # unmatched, "half the patients" may be counted as "31 of 58"
@@ -718,11 +714,71 @@ def check_numbers(claim: str, sources: Sequence[tuple[str, str]]) -> CheckResult
     verdicts.extend(_unstated_bare_numbers(claim, sources))
     if not verdicts:
         return None
-    for name in (NUMBERS, UNSTATED):
+    for name in (NUMBERS, UNSTATED, MISATTRIBUTED):
         failed = [v for v in verdicts if v.name == name and not v.passed]
         if failed:
             return failed[0]
     return verdicts[0]
+
+
+# An evidence value as the attribution reading takes it: its span, whether it is the claim
+# value read, and whether another value of the claim restates it.
+_Placed = tuple[Value, bool, bool]
+
+
+def _given_elsewhere(
+    claim: str,
+    quantity: Quantity,
+    claimed: Sequence[Quantity],
+    sources: Sequence[tuple[str, str]],
+) -> CheckResult | None:
+    """A failed ``misattributed_number`` where every evidence sentence that states the claim's
+    quantity gives it to other words than the claim's (``verifiers.checks.attribution``).
+    ``claimed``: all the claim's quantities."""
+    if not quantity.firm:
+        return None
+    others = [q for q in claimed if q != quantity]
+    numbers = _other_numbers(claim, quantity.start, quantity.end)
+
+    def restated(q: Quantity) -> bool:
+        return any(o.matches(q) for o in others) or any(_restates(n, q.low) for n in numbers)
+
+    def placed(text: str) -> list[_Placed]:
+        values = [q for q in evidence_quantities(text) if q.firm and quantity.comparable(q)]
+        return [(Value(q.start, q.end, q.text), quantity.matches(q), restated(q)) for q in values]
+
+    return _misattributed(claim, quantity.text, sources, placed)
+
+
+def _misattributed(
+    claim: str,
+    written: str,
+    sources: Sequence[tuple[str, str]],
+    placed: Callable[[str], list[_Placed]],
+) -> CheckResult | None:
+    """A failed ``misattributed_number`` for the claim value ``written`` where each sentence of
+    ``sources`` stating it (``placed`` reads a text's values of its kind) gives it to other
+    words; None where one gives it to the claim's, or none states it."""
+    found = None
+    for pmid, text in sources:
+        values = placed(text)
+        spans = [span for span, _, _ in values]
+        restated = [span for span, _, other in values if other]
+        for span, hit, _ in values:
+            if not hit:
+                continue
+            misread = given_elsewhere(claim, text, span, spans, restated)
+            if misread is None:
+                return None
+            found = found or (pmid, misread)
+    if found is None:  # stated only as a ratio's change, or in no firm value
+        return None
+    pmid, misread = found
+    words = ", ".join(f"'{w}'" for w in misread.words)
+    detail = (
+        f"{written}: the evidence states it, but for {words} it states {', '.join(misread.values)}"
+    )
+    return CheckResult(MISATTRIBUTED, False, detail, pmid)
 
 
 # Words before a small count that refer back to things already named ("between the two
@@ -757,26 +813,108 @@ def _unstated_bare_numbers(claim: str, sources: Sequence[tuple[str, str]]) -> It
     """An ``unstated_number`` result for each number of the claim without unit or noun, stated
     exactly, that no number of ``sources`` is (to the claim's rounding). A bare number the
     evidence states passes silently: it shows nothing about what the number measures."""
-    read = [(q.start, q.end) for q in extract_quantities(claim)]
-    # A whole number after a name in capitals labels it ("COVID 19"): the name is the
-    # entity check's. After a word in lower case it is looked for ("subunit 2", "protein 4").
-    read += [
-        (m.start("number"), m.end("number"))
-        for m in _LABELLED.finditer(claim)
-        if m.group("label").isupper()
+    read = [(q.start, q.end) for q in extract_quantities(claim)] + _name_numbers(claim)
+    bare = [
+        m
+        for m in _BARE.finditer(claim)
+        if not _overlaps(m.start(), m.end(), read)
+        and not _P_VALUE.search(claim, 0, m.start())
+        # "about 94", "more than 5": no exact value; a year is read elsewhere
+        and _reading(claim, m.start()) is Reading.EXACT
+        and not _YEAR_NUMBER.fullmatch(m.group(0))
     ]
-    stated: list[float] | None = None
-    for m in _BARE.finditer(claim):
-        if _overlaps(m.start(), m.end(), read) or _P_VALUE.search(claim, 0, m.start()):
-            continue
-        if _reading(claim, m.start()) is not Reading.EXACT or _YEAR_NUMBER.fullmatch(m.group(0)):
-            continue  # "about 94", "more than 5": no exact value; a year is read elsewhere
-        if stated is None:
-            stated = [value for _, text in sources for value in stated_values(text)]
-        value, rounding = _value(m.group(0)), 0.5 * 10.0 ** -_decimals(m.group(0))
+    if not bare:
+        return
+    stated = [value for _, text in sources for value in stated_values(text)]
+    for m in bare:
+        value, rounding = _read_bare(m.group(0))
         if not any(abs(value - number) <= rounding for number in stated):
             detail = f"{m.group(0)}: the evidence states no such number"
             yield CheckResult(UNSTATED, False, detail, None)
+            continue
+        if _in_a_name(claim, m.start(), m.end()):
+            continue
+        others = _other_numbers(claim, m.start(), m.end())
+        placed = functools.partial(_placed_bare, (value, rounding), others)
+        if misread := _misattributed(claim, m.group(0), sources, placed):
+            yield misread
+
+
+def _other_numbers(claim: str, start: int, end: int) -> list[tuple[float, float]]:
+    """Every number ``claim`` writes outside ``claim[start:end]``, with its rounding: a claim
+    stating both arms' values speaks of both ("two sets of four regions with an overlap of
+    three regions")."""
+    return [
+        _read_bare(o.group(0))
+        for o in _ANY_NUMBER.finditer(claim)
+        if o.end() <= start or o.start() >= end
+    ]
+
+
+def _restates(read: tuple[float, float], number: float) -> bool:
+    """Whether ``read`` (a value and its rounding) is ``number``."""
+    return abs(number - read[0]) <= read[1]
+
+
+def _read_bare(number: str) -> tuple[float, float]:
+    """A bare number's value and half its last place."""
+    return _value(number), 0.5 * 10.0 ** -_decimals(number)
+
+
+def _placed_bare(
+    claimed: tuple[float, float], others: Sequence[tuple[float, float]], text: str
+) -> list[_Placed]:
+    """``text``'s bare numbers for the attribution reading of the claim's bare number
+    ``claimed`` (value and rounding), ``others`` the claim's other bare numbers."""
+
+    return [
+        (span, _restates(claimed, number), any(_restates(o, number) for o in others))
+        for span, number in bare_values(text)
+    ]
+
+
+def _name_numbers(text: str) -> list[tuple[int, int]]:
+    """The spans of whole numbers after a name in capitals, which label it ("COVID 19", "PC
+    6"): the name is the entity check's. After a word in lower case a number is read
+    ("subunit 2", "protein 4")."""
+    return [
+        (m.start("number"), m.end("number"))
+        for m in _LABELLED.finditer(text)
+        if m.group("label").isupper()
+    ]
+
+
+@functools.lru_cache(maxsize=EVIDENCE_CACHE)
+def bare_values(text: str) -> tuple[tuple[Value, float], ...]:
+    """The statistics of ``text`` given as bare numbers after their name ("OR = 2.1", "HR
+    1.6", "hazard ratio, 0.62"), with their values: a bare number without one ("screened 20
+    samples", "Step 2", "£482") may be anything, and is given to no words. Cached, as
+    ``evidence_quantities``."""
+    taken = [(q.start, q.end) for q in evidence_quantities(text)] + _name_numbers(text)
+    return tuple(
+        (Value(m.start(), m.end(), m.group(0)), _value(m.group(0)))
+        for m in _BARE.finditer(text)
+        if not _overlaps(m.start(), m.end(), taken)
+        and _STATISTIC.search(text, max(m.start() - 30, 0), m.start())
+        and not _in_a_name(text, m.start(), m.end())
+    )
+
+
+# The name of a statistic just before its value: "OR = 2.1", "(HR, 1.8;", "hazard ratio 0.62".
+_STATISTIC = re.compile(
+    r"(?:\b(?:a?ORs?|a?HRs?|a?RRs?|IRR|SMD|WMD|AUC|ratios?|coefficient)|"
+    r"\b(?:odds|hazard|risk|rate) ratio)\s*(?:[(,:=]|of|was|were|is)?\s*$"
+)
+
+
+_JOINED_TO_NAME = re.compile(r",\d|-[^\W\d]")
+
+
+def _in_a_name(text: str, start: int, end: int) -> bool:
+    """Whether the number at ``text[start:end]`` is part of a name or term rather than a
+    value: "PtdIns(3,4)P2", "3-phosphatase", "44-item"."""
+    joined = _JOINED_TO_NAME.match(text, end) is not None
+    return joined or (start >= 2 and text[start - 1] == "(" and text[start - 2].isalnum())
 
 
 _LEADING_VALUE = re.compile(rf"(?:{_VALUE})(?:\s*(?:-|\u2013|to)\s*(?:{_NUMBER}))?", re.IGNORECASE)
@@ -945,5 +1083,6 @@ NUMBERS_CHECK = Check(
         NUMBERS: Effect.CONTRADICTS,
         UNSTATED: Effect.WITHHOLDS_SUPPORT,
         LABELLED: Effect.WITHHOLDS_SUPPORT,
+        MISATTRIBUTED: Effect.WITHHOLDS_SUPPORT,
     },
 )

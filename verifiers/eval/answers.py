@@ -37,6 +37,7 @@ from verifiers.training.claims import (
     swap_direction,
     swap_entity,
     swap_quantifier,
+    swap_value,
 )
 from verifiers.training.examples import is_answer_eval
 from verifiers.training.paraphrases import overlap
@@ -58,6 +59,7 @@ PERTURBATIONS: dict[str, Perturbation] = {
     "hedge": lambda s, context, rng: overstate_hedge(s),
     "comparison": lambda s, context, rng: reverse_comparison(s),
     "entity": swap_entity,
+    "other_value": swap_value,
 }
 # Sentences the checks would pass over (too short to state a finding) are not perturbed.
 MIN_WORDS = 6

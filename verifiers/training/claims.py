@@ -1,6 +1,7 @@
 """Rule-based claim rewriting: yes/no questions into declarative claims, and synthetic
 contradictions (negation flips, changed numbers and number words, swapped directions and
-quantifiers, overstated hedges, reversed comparisons, entities swapped within the abstract)."""
+quantifiers, overstated hedges, reversed comparisons, entities swapped within the abstract,
+values taken from another arm or measure of the abstract's sentence)."""
 
 from __future__ import annotations
 
@@ -293,6 +294,50 @@ def change_number(claim: str, rng: random.Random) -> str | None:
     if text == m.group(1):
         return None
     return claim[: m.start(1)] + text + claim[m.end(1) :]
+
+
+# A value and what it counts or measures, as a rewrite reads it: "23%", "114 women", "3.3
+# mmHg" (a few function words after a number are no unit: "3 and 6 months"). Independent of
+# the numbers check, so the evaluation's perturbations do not move with that check's reading.
+_VALUE = re.compile(r"(?<![\w.,)])(\d+(?:\.\d+)?)(\s?%|\s+[A-Za-z][\w/-]+)")
+_NO_UNIT = frozenset({"and", "or", "to", "of", "in", "vs", "versus", "the", "with", "for", "at"})
+_CONTEXT_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
+
+
+def _values(text: str) -> list[tuple[re.Match[str], str]]:
+    """The values of ``text`` with their unit words (lower case), years and p values left out."""
+    found = []
+    for m in _VALUE.finditer(text):
+        unit = m.group(2).strip().lower()
+        if unit in _NO_UNIT or re.fullmatch(r"(?:19|20)\d\d", m.group(1)):
+            continue
+        if re.search(r"\b[pP]\s*[=<>]\s*$", text[max(m.start() - 6, 0) : m.start()]):
+            continue
+        found.append((m, unit))
+    return found
+
+
+def swap_value(claim: str, context: str, rng: random.Random) -> str | None:
+    """Replace a value of the claim with another the evidence's sentence stating it gives in
+    the same unit: the other arm's rate, the other measure's count ("mortality was 9%" for
+    "mortality (1% vs 9%)... reintubation (4% vs 23%)" -> 23%). The classic slip of a model that
+    read the right sentence."""
+    mine = _values(claim)
+    rng.shuffle(mine)
+    for m, unit in mine:
+        number = m.group(1)
+        others = sorted(
+            {
+                other.group(1)
+                for sentence in _CONTEXT_SENTENCE.split(context)
+                if any(v.group(1) == number and u == unit for v, u in _values(sentence))
+                for other, u in _values(sentence)
+                if u == unit and float(other.group(1)) != float(number)
+            }
+        )
+        if others:
+            return claim[: m.start(1)] + rng.choice(others) + claim[m.end(1) :]
+    return None
 
 
 # The rewrites a recipe may ask for more of, beyond ``contradict``'s one per claim
