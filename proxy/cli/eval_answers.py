@@ -2,7 +2,8 @@
 
 Correct cited answers (BioASQ ideal answers, PubMedQA long answers; questions never trained on)
 are verified as written and with one sentence perturbed per kind (changed number, number word,
-swapped direction, negation, quantifier, reversed comparison). See ``verifiers.eval.answers``.
+swapped direction, negation, quantifier, overstated hedge, reversed comparison, swapped entity,
+another value of the evidence's sentence). See ``verifiers.eval.answers``.
 ``--quotes`` verifies each answer a second time with quoted citations and prints both side by
 side, misquotes included (``proxy.cli.eval_answers_quotes``).
 """
