@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from verifiers._types import Evidence, EvidenceSentence
-from verifiers.checks.normalise import content_tokens
+from verifiers.checks.normalise import content_tokens, with_abbreviations
 from verifiers.segment import segment
 
 LEXICAL_WEIGHT = 0.5  # the rest of the score is the embedding similarity
@@ -137,18 +137,6 @@ class Abbreviations:
             self._cache.move_to_end(key)
             return self._cache[key]
 
-    @staticmethod
-    def expand(tokens: set[str], forms: dict[str, frozenset[str]]) -> set[str]:
-        """``tokens`` plus the long form of every short form in it, and the short form of every
-        long form it contains in full."""
-        expanded = set(tokens)
-        for short, long in forms.items():
-            if short in tokens:
-                expanded |= long
-            elif long and long <= tokens:
-                expanded.add(short)
-        return expanded
-
     def _detect(self, text: str) -> dict[str, frozenset[str]]:
         if self._nlp is None:
             self._nlp = _abbreviation_pipeline()
@@ -222,7 +210,7 @@ class WindowSelector:
         forms = {pmid: self.abbreviations(ev) for pmid, ev in records.items()}
         windows = {
             pmid: [
-                (w, Abbreviations.expand(content_tokens(w.text), forms[pmid]))
+                (w, with_abbreviations(content_tokens(w.text), forms[pmid]))
                 for w in build_windows(ev, self.max_sentences)
             ]
             for pmid, ev in records.items()
@@ -234,7 +222,7 @@ class WindowSelector:
             claim_tokens = content_tokens(claim)
             scored: list[Window] = []
             for ev in group:
-                expanded = Abbreviations.expand(claim_tokens, forms[ev.pmid])
+                expanded = with_abbreviations(claim_tokens, forms[ev.pmid])
                 vectors = sentence_vectors[ev.pmid]
                 vector = None if claim_vectors is None else claim_vectors[index]
                 ranked = sorted(

@@ -29,10 +29,10 @@ passes: it flags only a value the sentence's layout clearly gives to something e
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from verifiers.checks.normalise import content_sequence, function_words
+from verifiers.checks.normalise import content_sequence, function_words, with_abbreviations
 
 NEAR = 4  # words before the first group and after the last that name what it measures
 # What may stand between values given together: "1% vs 9%", "12% and 18%", "(4.2%, 6.1%)".
@@ -200,13 +200,19 @@ def _sentence(text: str, at: int) -> tuple[int, int]:
 
 
 def given_elsewhere(
-    claim: str, text: str, hit: Value, values: Sequence[Value], claimed: Sequence[Value] = ()
+    claim: str,
+    text: str,
+    hit: Value,
+    values: Sequence[Value],
+    claimed: Sequence[Value] = (),
+    forms: Mapping[str, frozenset[str]] | None = None,
 ) -> Misattribution | None:
     """Whether the sentence of ``text`` that states the claim's value at ``hit`` gives it to
     other words than the claim's. ``values``: the values of ``text`` in the claim value's unit
     (``hit`` among them), any order; ``claimed``: those the claim's other values restate (a
     claim that states both arms' values speaks of both). None where it gives it to the
-    claim's or cannot tell."""
+    claim's or cannot tell. ``forms``: the short forms ``text``'s abstract defines, so that
+    "overall survival" names the group of "OS (73.7 months vs. 46.2 months)"."""
     start, end = _sentence(text, hit.start)
     ordered = sorted(
         (v for v in values if start <= v.start and v.end <= end), key=lambda v: v.start
@@ -214,13 +220,14 @@ def given_elsewhere(
     groups = _groups(ordered, text)
     if not any(hit in group for group in groups):
         return None
+    words = with_abbreviations(_words(claim), forms or {})
     if respectively := _RESPECTIVELY.search(text, start, end):
-        return _respective(claim, text, hit, groups, claimed, (start, respectively.start()))
+        return _respective(words, claim, text, hit, groups, claimed, (start, respectively.start()))
     own = {i for i, group in enumerate(groups) if hit in group or set(group) & set(claimed)}
     if len(groups) < 2:
         return None
     owners = _owners(text, groups, start, end)
-    placed = {word: owners[word] for word in _words(claim) if word in owners}
+    placed = {word: owners[word] for word in words if word in owners}
     for other in set(range(len(groups))) - own:
         elsewhere = [w for w, given in placed.items() if other in given and not given & own]
         if not elsewhere:
@@ -234,6 +241,7 @@ def given_elsewhere(
 
 
 def _respective(
+    words: set[str],
     claim: str,
     text: str,
     hit: Value,
@@ -241,7 +249,8 @@ def _respective(
     claimed: Sequence[Value],
     span: tuple[int, int],
 ) -> Misattribution | None:
-    """The claim's value in a sentence that gives its values "respectively": the values of the
+    """The claim's value in a sentence that gives its values "respectively" (``words``: the
+    claim's, its abbreviations' forms added): the values of the
     group holding ``hit`` (the last before "respectively", at ``span[1]``) go, in order, to the
     items of the one list before the group ("hypointense, isointense, and hyperintense lesions
     were 17%, 30%, and 40%") or between it and "respectively" ("12% and 18% in men and women").
@@ -259,15 +268,11 @@ def _respective(
     items = _items(listed, len(group))
     if items is None:
         return None
-    mine = items[group.index(hit)]
-    placed = _words(claim)
-    if placed & mine:
+    if words & items[group.index(hit)]:
         return None
     for item, value in zip(items, group, strict=True):
-        if value not in claimed and placed & item:
-            return Misattribution(
-                tuple(_written_words(claim, sorted(placed & item))), (value.text,)
-            )
+        if value not in claimed and words & item:
+            return Misattribution(tuple(_written_words(claim, sorted(words & item))), (value.text,))
     return None
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from verifiers.fold import Folded, fold_char, fold_text
 
@@ -125,6 +125,19 @@ def cased_tokens(text: str) -> list[str]:
 def content_tokens(text: str) -> set[str]:
     """Tokens that carry content (stopwords dropped, common suffixes stripped) for overlap."""
     return set(content_sequence(text))
+
+
+def with_abbreviations(tokens: set[str], forms: Mapping[str, frozenset[str]]) -> set[str]:
+    """``tokens`` plus the long form of every short form in it, and the short form of every
+    long form it contains in full (``forms``: short-form token -> its long form's tokens, as
+    ``verifiers.windows.Abbreviations`` reads them from an abstract)."""
+    expanded = set(tokens)
+    for short, long in forms.items():
+        if short in tokens:
+            expanded |= long
+        elif long and long <= tokens:
+            expanded.add(short)
+    return expanded
 
 
 @functools.cache

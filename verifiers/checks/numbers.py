@@ -51,7 +51,7 @@ import functools
 import itertools
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from verifiers._types import CheckResult
@@ -234,7 +234,10 @@ _VALUE = rf"{_NUMBER}|{_WORD_NUMBER}"
 _UNIT_ALT = "|".join(re.escape(u) for u in sorted(_SPELLINGS, key=len, reverse=True))
 # Not after a letter, a decimal point or a hyphen ("IL-6", "COVID-19"), nor after words that
 # make the number a name ("type 2 diabetes", "phase 3 trials").
-_NOT_A_NAME = r"(?<![\w.\u00b7\-])(?<!type )(?<!phase )(?<!grade )(?<!stage )(?<!class )(?<!group )"
+_NOT_A_NAME = (
+    r"(?<![\w.\u00b7\-])(?<!type )(?<!phase )(?<!grade )(?<!stage )(?<!class )(?<!group )"
+    r"(?<!exon )(?<!intron )(?<!codon )(?<!chromosome )(?<!step )"  # "Exon 11 mutations"
+)
 _QUANTITY = re.compile(
     rf"{_NOT_A_NAME}(?P<low>{_VALUE})(?:\s*(?:-|\u2013|to)\s*(?P<high>{_NUMBER}))?"
     rf"\s*-?\s*(?P<unit>{_UNIT_ALT})(?![\w/])",
@@ -664,10 +667,14 @@ def ratio_changes(text: str) -> list[Quantity]:
     return found
 
 
-def check_numbers(claim: str, sources: Sequence[tuple[str, str]]) -> CheckResult | None:
+def check_numbers(
+    claim: str, sources: Sequence[tuple[str, str]], abbreviations: Abbreviations | None = None
+) -> CheckResult | None:
     """Compare the claim's quantities with those of ``sources`` (pairs of PMID and text).
     A changed value (``numbers`` failed) outranks an unstated one (``unstated_number``); None
-    when the claim states no quantity."""
+    when the claim states no quantity. ``abbreviations``: per PMID, the short forms its
+    abstract defines, for reading whose a value is ("OS" is "overall survival")."""
+    abbreviations = abbreviations or {}
     # A change read from a ratio restates only a claim whose direction words point its way.
     pointing = direction(claim)
     evidence = [
@@ -685,10 +692,14 @@ def check_numbers(claim: str, sources: Sequence[tuple[str, str]]) -> CheckResult
         # than 202 cells" does not restate "less than 200 cells" by way of "200 to 350 cells".
         alike = [(pmid, q) for pmid, q in evidence if quantity.bounds_alike(q)]
         match = next((pmid for pmid, q in alike or evidence if quantity.matches(q)), None)
+        if match is None and quantity.low != quantity.high:
+            match = _ends_stated(quantity, evidence)
         # Only firm values of the very unit show that the claim's was changed, and a fraction
         # word may be a share of something else than the evidence's percentages.
         same_unit = [(pmid, q) for pmid, q in evidence if q.unit == quantity.unit and q.firm]
-        if match is not None and (elsewhere := _given_elsewhere(claim, quantity, claimed, sources)):
+        if match is not None and (
+            elsewhere := _given_elsewhere(claim, quantity, claimed, sources, abbreviations)
+        ):
             verdicts.append(elsewhere)
         elif match is not None:
             verdicts.append(CheckResult(NUMBERS, True, f"{quantity.text} found", match))
@@ -711,7 +722,7 @@ def check_numbers(claim: str, sources: Sequence[tuple[str, str]]) -> CheckResult
         else:
             detail = f"{quantity.text}: the evidence states no such quantity"
             verdicts.append(CheckResult(UNSTATED, False, detail, None))
-    verdicts.extend(_unstated_bare_numbers(claim, sources))
+    verdicts.extend(_unstated_bare_numbers(claim, sources, abbreviations))
     if not verdicts:
         return None
     for name in (NUMBERS, UNSTATED, MISATTRIBUTED):
@@ -721,6 +732,19 @@ def check_numbers(claim: str, sources: Sequence[tuple[str, str]]) -> CheckResult
     return verdicts[0]
 
 
+def _ends_stated(quantity: Quantity, evidence: Sequence[tuple[str, Quantity]]) -> str | None:
+    """The PMID whose evidence states both ends of the claim's range as values of their own:
+    "volumes of 570.5 to 664.0 mL" for "570.5mL, 664.0mL, 663.0mL"."""
+    low, high = replace(quantity, high=quantity.low), replace(quantity, low=quantity.high)
+    for pmid in dict.fromkeys(pmid for pmid, _ in evidence):
+        stated = [q for p, q in evidence if p == pmid and q.firm]
+        if any(low.matches(q) for q in stated) and any(high.matches(q) for q in stated):
+            return pmid
+    return None
+
+
+# Per PMID, the short forms its abstract defines: short-form token -> its long form's tokens.
+Abbreviations = Mapping[str, Mapping[str, frozenset[str]]]
 # An evidence value as the attribution reading takes it: its span, whether it is the claim
 # value read, and whether another value of the claim restates it.
 _Placed = tuple[Value, bool, bool]
@@ -731,6 +755,7 @@ def _given_elsewhere(
     quantity: Quantity,
     claimed: Sequence[Quantity],
     sources: Sequence[tuple[str, str]],
+    abbreviations: Abbreviations,
 ) -> CheckResult | None:
     """A failed ``misattributed_number`` where every evidence sentence that states the claim's
     quantity gives it to other words than the claim's (``verifiers.checks.attribution``).
@@ -747,7 +772,7 @@ def _given_elsewhere(
         values = [q for q in evidence_quantities(text) if q.firm and quantity.comparable(q)]
         return [(Value(q.start, q.end, q.text), quantity.matches(q), restated(q)) for q in values]
 
-    return _misattributed(claim, quantity.text, sources, placed)
+    return _misattributed(claim, quantity.text, sources, placed, abbreviations)
 
 
 def _misattributed(
@@ -755,6 +780,7 @@ def _misattributed(
     written: str,
     sources: Sequence[tuple[str, str]],
     placed: Callable[[str], list[_Placed]],
+    abbreviations: Abbreviations,
 ) -> CheckResult | None:
     """A failed ``misattributed_number`` for the claim value ``written`` where each sentence of
     ``sources`` stating it (``placed`` reads a text's values of its kind) gives it to other
@@ -767,7 +793,8 @@ def _misattributed(
         for span, hit, _ in values:
             if not hit:
                 continue
-            misread = given_elsewhere(claim, text, span, spans, restated)
+            forms = abbreviations.get(pmid, {})
+            misread = given_elsewhere(claim, text, span, spans, restated, forms)
             if misread is None:
                 return None
             found = found or (pmid, misread)
@@ -809,7 +836,9 @@ def stated_values(text: str) -> tuple[float, ...]:
     return tuple(_value(n.group(0)) for n in _ANY_NUMBER.finditer(text))
 
 
-def _unstated_bare_numbers(claim: str, sources: Sequence[tuple[str, str]]) -> Iterator[CheckResult]:
+def _unstated_bare_numbers(
+    claim: str, sources: Sequence[tuple[str, str]], abbreviations: Abbreviations
+) -> Iterator[CheckResult]:
     """An ``unstated_number`` result for each number of the claim without unit or noun, stated
     exactly, that no number of ``sources`` is (to the claim's rounding). A bare number the
     evidence states passes silently: it shows nothing about what the number measures."""
@@ -836,7 +865,7 @@ def _unstated_bare_numbers(claim: str, sources: Sequence[tuple[str, str]]) -> It
             continue
         others = _other_numbers(claim, m.start(), m.end())
         placed = functools.partial(_placed_bare, (value, rounding), others)
-        if misread := _misattributed(claim, m.group(0), sources, placed):
+        if misread := _misattributed(claim, m.group(0), sources, placed, abbreviations):
             yield misread
 
 
@@ -1063,9 +1092,10 @@ def _run(claim: CheckInput) -> list[CheckResult]:
     still counts as stated. A labelled number names something, so it is read against the whole
     of the cited records, title included (a quoted claim: its quote's sentences)."""
     on_topic = [(w.pmid, w.text) for w in claim.windows if w.score >= ON_TOPIC]
-    result = check_numbers(claim.text, on_topic)
+    result = check_numbers(claim.text, on_topic, claim.abbreviations)
     if result is not None and not result.passed:
-        anywhere = check_numbers(claim.text, [(ev.pmid, ev.abstract) for ev in claim.evidence])
+        records = [(ev.pmid, ev.abstract) for ev in claim.evidence]
+        anywhere = check_numbers(claim.text, records, claim.abbreviations)
         if anywhere is None or anywhere.passed:  # None: its bare numbers are all stated there
             result = anywhere
     # The windows are cut from the cited records, so the records alone hold every label; a

@@ -1,7 +1,7 @@
 """A value the evidence states, but for other words than the claim's: the other arm's rate, the
 other measure's value (``misattributed_number``), with its unit or as a bare number ("OR =
 2.5"). Evidence sentences: PubMedQA 25156467, 23791827, 18496363, 24799031, 17259061,
-28006766 and 25406780 (MIT)."""
+28006766, 25406780 and 21864397 (MIT)."""
 
 from __future__ import annotations
 
@@ -140,3 +140,30 @@ def test_a_misattributed_value_withholds_support_in_the_engine() -> None:
     assert sentence.verdict is Verdict.UNSUPPORTED
     failed = [c.name for claim in sentence.claims for c in claim.checks if not c.passed]
     assert MISATTRIBUTED in failed
+
+
+# A label the claim spells out: "overall survival" is the "OS" its abstract defines.
+SURVIVAL = (
+    "21864397",
+    "Univariate and multivariate survival analyses of post-metastasis survival (PMS) and overall "
+    "survival (OS) were carried out to determine the prognostic factors.",
+    "The median PMS (45.6 months vs. 23.7 months) and OS (73.7 months vs. 46.2 months) of "
+    "patients treated with combined therapy was significantly longer than that of those treated "
+    "with chemotherapy alone (P<0.001).",
+)
+
+
+def test_a_label_spelled_out_is_the_short_form_its_abstract_defines() -> None:
+    pmid, defined, results = SURVIVAL
+    claim = "Combined therapy gave a median overall survival of 73.7 months."
+    # Read without the definition, "median" is the PMS's word and nothing names the OS.
+    alone = check_numbers(claim, [(pmid, results)])
+    assert alone is not None and alone.name == MISATTRIBUTED
+    forms = {pmid: {"os": frozenset({"overall", "survival"})}}
+    result = check_numbers(claim, [(pmid, results)], forms)
+    assert result is not None and (result.name, result.passed) == (NUMBERS, True)
+    # The engine reads the abstract's definitions itself.
+    answer = f"{claim[:-1]} [PMID:{pmid}]."
+    evidence = [make_evidence(pmid, "", [defined, results])]
+    (sentence,) = Verifier(FixedNLI(ENTAILS)).verify(answer, evidence).sentences
+    assert sentence.verdict is Verdict.SUPPORTED

@@ -598,3 +598,23 @@ def test_values_written_as_digits_on_both_sides() -> None:
     assert written_alike(claim, [("14599616", evidence)]) == (claim, [in_digits(evidence)])
     assert written_alike("The trial identified 93 cases.", [("14599616", evidence)]) is None
     assert written_alike(claim, [("14599616", in_digits(evidence))]) is None  # alike already
+
+
+def test_a_range_spanning_listed_values_and_a_numbered_exon() -> None:
+    """PubMedQA 27690714 and 27217036 (MIT): "570.5 to 664.0 mL" spans values the evidence
+    lists one by one (an end it does not list is still a change), and "Exon 11" is a name, not
+    11 mutations."""
+    volumes = [
+        (
+            "27690714",
+            "Median volumes for each scenario were 570.5mL, 664.0mL, 663.0mL for the pediatric "
+            "BMV and 796.0mL, 994.5mL, 981.5mL for the adult BVM.",
+        )
+    ]
+    spanned = check_numbers("The pediatric mask gave median volumes of 570.5 to 664.0 mL.", volumes)
+    assert spanned is not None and spanned.passed
+    moved = check_numbers("The pediatric mask gave median volumes of 570.5 to 700.0 mL.", volumes)
+    assert moved is not None and (moved.name, moved.passed) == (NUMBERS, False)
+    exons = [("27217036", "Exon 11 was seen in 25 patients (55.5 %), 3 with exon 9 (6.7 %).")]
+    result = check_numbers("Exon 11 mutations were found in 55.5% of patients.", exons)
+    assert result is not None and result.passed
