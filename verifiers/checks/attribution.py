@@ -35,9 +35,11 @@ from dataclasses import dataclass
 from verifiers.checks.normalise import content_sequence, function_words, with_abbreviations
 
 NEAR = 4  # words before the first group and after the last that name what it measures
-# What may stand between values given together: "1% vs 9%", "12% and 18%", "(4.2%, 6.1%)".
+# What may stand between values given together: "1% vs 9%", "12% and 18%", "(4.2%, 6.1%)",
+# and a mean and its spread ("107.4±30.0 minutes", "68 +/- 14%").
 _JOINED = re.compile(
-    r"[\s(),:=]*(?:(?:vs\.?|versus|v\.|and|or|to|through|compared (?:with|to))[\s(),:=]*)?",
+    r"[\s(),:=]*(?:(?:vs\.?|versus|v\.|and|or|to|through|compared (?:with|to)|\u00b1|\+/?-)"
+    r"[\s(),:=]*)?",
     re.IGNORECASE,
 )
 # A break between the words of two groups: before it, the words of the group before.
@@ -206,13 +208,16 @@ def given_elsewhere(
     values: Sequence[Value],
     claimed: Sequence[Value] = (),
     forms: Mapping[str, frozenset[str]] | None = None,
+    written: str = "",
 ) -> Misattribution | None:
     """Whether the sentence of ``text`` that states the claim's value at ``hit`` gives it to
     other words than the claim's. ``values``: the values of ``text`` in the claim value's unit
     (``hit`` among them), any order; ``claimed``: those the claim's other values restate (a
     claim that states both arms' values speaks of both). None where it gives it to the
     claim's or cannot tell. ``forms``: the short forms ``text``'s abstract defines, so that
-    "overall survival" names the group of "OS (73.7 months vs. 46.2 months)"."""
+    "overall survival" names the group of "OS (73.7 months vs. 46.2 months)"; ``written``: the
+    claim's value as written, whose unit ("minutes" of "107.4 minutes") names no group: every
+    value of the unit has it ("107.4±30.0 minutes")."""
     start, end = _sentence(text, hit.start)
     ordered = sorted(
         (v for v in values if start <= v.start and v.end <= end), key=lambda v: v.start
@@ -228,8 +233,11 @@ def given_elsewhere(
         return None
     owners = _owners(text, groups, start, end)
     placed = {word: owners[word] for word in words if word in owners}
+    unit = _words(written)
     for other in set(range(len(groups))) - own:
-        elsewhere = [w for w, given in placed.items() if other in given and not given & own]
+        elsewhere = [
+            w for w, given in placed.items() if other in given and not given & own and w not in unit
+        ]
         if not elsewhere:
             continue
         if any(given & own and other not in given for given in placed.values()):

@@ -743,6 +743,15 @@ def _ends_stated(quantity: Quantity, evidence: Sequence[tuple[str, Quantity]]) -
     return None
 
 
+# A noun a number after it numbers ("for observer 1 and 94 ± 6 %": the 1 is no percentage, though
+# listed before one): no value of a group.
+_NUMBERED = re.compile(
+    r"\b(?:observer|reader|rater|group|arm|cohort|day|week|month|visit|phase|stage|grade|type|"
+    r"case|study|trial|round|session|cycle|step|exon|period|experiment)s?\s+$",
+    re.IGNORECASE,
+)
+
+
 # Per PMID, the short forms its abstract defines: short-form token -> its long form's tokens.
 Abbreviations = Mapping[str, Mapping[str, frozenset[str]]]
 # An evidence value as the attribution reading takes it: its span, whether it is the claim
@@ -769,7 +778,11 @@ def _given_elsewhere(
         return any(o.matches(q) for o in others) or any(_restates(n, q.low) for n in numbers)
 
     def placed(text: str) -> list[_Placed]:
-        values = [q for q in evidence_quantities(text) if q.firm and quantity.comparable(q)]
+        values = [
+            q
+            for q in evidence_quantities(text)
+            if q.firm and quantity.comparable(q) and not _NUMBERED.search(text, 0, q.start)
+        ]
         return [(Value(q.start, q.end, q.text), quantity.matches(q), restated(q)) for q in values]
 
     return _misattributed(claim, quantity.text, sources, placed, abbreviations)
@@ -794,7 +807,7 @@ def _misattributed(
             if not hit:
                 continue
             forms = abbreviations.get(pmid, {})
-            misread = given_elsewhere(claim, text, span, spans, restated, forms)
+            misread = given_elsewhere(claim, text, span, spans, restated, forms, written)
             if misread is None:
                 return None
             found = found or (pmid, misread)
