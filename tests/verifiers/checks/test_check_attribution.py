@@ -1,7 +1,7 @@
 """A value the evidence states, but for other words than the claim's: the other arm's rate, the
 other measure's value (``misattributed_number``), with its unit or as a bare number ("OR =
 2.5"). Evidence sentences: PubMedQA 25156467, 23791827, 18496363, 24799031, 17259061,
-28006766, 25406780 and 21864397 (MIT)."""
+28006766, 25406780, 21864397, 23831910 and 27394685 (MIT)."""
 
 from __future__ import annotations
 
@@ -167,3 +167,32 @@ def test_a_label_spelled_out_is_the_short_form_its_abstract_defines() -> None:
     evidence = [make_evidence(pmid, "", [defined, results])]
     (sentence,) = Verifier(FixedNLI(ENTAILS)).verify(answer, evidence).sentences
     assert sentence.verdict is Verdict.SUPPORTED
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        # A mean and its spread are one group, and the claim's unit ("minutes") names none.
+        (
+            "The mean time per antegrade DBE was 107.4 minutes.",
+            (
+                "23831910",
+                "The mean time per antegrade DBE was 107.4±30.0 minutes with a distance of "
+                "318.4±152.9 cm reached past the pylorus.",
+            ),
+        ),
+        # "observer 1" numbers an observer: no percentage, though listed before one.
+        (
+            "For observer 2, the mean D1/D2 was 94%.",
+            (
+                "27394685",
+                "The mean D1/D2 was 95 ± 4 % for observer 1 and 94 ± 6 % for observer 2.",
+            ),
+        ),
+    ],
+)
+def test_a_spread_and_a_numbered_noun_are_no_other_group(
+    claim: str, evidence: tuple[str, str]
+) -> None:
+    result = check_numbers(claim, [evidence])
+    assert result is not None and (result.name, result.passed) == (NUMBERS, True)
