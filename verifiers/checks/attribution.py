@@ -7,11 +7,17 @@ OR = 3.3". The numbers check finds 23% and 3.3 stated, so this reads which words
 gives each value, by where they stand:
 
 - the values of one unit in the evidence sentence fall into groups, values joined only by
-  "vs", "and", "to", commas or brackets ("1% vs 9%": one measure in two arms);
+  "vs", "and", "to", commas or brackets ("1% vs 9%": one measure in two arms; a mean and its
+  spread);
 - the words just before the first group (a few, ``NEAR``) belong to it, the words just after
   the last group to that one, and the words between two groups to the one before or after a
   break ("; ", "and", "while", "compared with") where there is one, to either where there is
-  none (a label may stand before its value or after it);
+  none (a label may stand before its value or after it). Where every label follows its value,
+  the first words name what all groups measure; where every label precedes it, the last words
+  do. A word before a head that another group's words hold bare is a word that group left out
+  ("the skin care protocol every 12 hours and ... the protocol every 6 hours"), no label;
+- the claim's words are read with the short forms its abstract defines ("overall survival" is
+  "OS"), its own unit word left out (every value of the unit has it);
 - the claim's value is **given to other words** where some claim word belongs only to another
   group, holding other values, and no claim word belongs to the value's own group more than to
   that one.
