@@ -249,8 +249,8 @@ def given_elsewhere(
         if any(given & own and other not in given for given in placed.values()):
             continue
         pointed = sorted(set().union(*(placed[w] for w in elsewhere)) - own)
-        written = tuple(_written_words(claim, elsewhere))
-        return Misattribution(written, tuple(v.text for i in pointed for v in groups[i]))
+        named = tuple(_written_words(claim, elsewhere))
+        return Misattribution(named, tuple(v.text for i in pointed for v in groups[i]))
     return None
 
 
