@@ -512,7 +512,10 @@ class Verifier:
             return None
         records = [(ev.pmid, f"{ev.title}\n{ev.abstract}") for ev in cited]
         named = check_entities(
-            text, records, {ev.pmid: self.selector.abbreviations(ev) for ev in cited}
+            text,
+            records,
+            {ev.pmid: self.selector.abbreviations(ev) for ev in cited},
+            self.selector.defined_in(text),
         )
         if named is None and term:
             return check_cited_term(text, records)
@@ -895,6 +898,7 @@ class Verifier:
             windows=tuple(windows),
             sentences=sentences,
             abbreviations={ev.pmid: self.selector.abbreviations(ev) for ev in candidates},
+            defined=self.selector.defined_in(text),
         )
         return tuple(r for check in self._claim_checks for r in check.run(subject))
 

@@ -119,7 +119,8 @@ def build_windows(evidence: Evidence, max_sentences: int = 3) -> list[Window]:
 class Abbreviations:
     """Short forms an abstract defines ("chenodeoxycholic acid (CDCA)"), found with scispaCy's
     rule-based abbreviation detector, so that overlap counts "CDCA" and "chenodeoxycholic acid"
-    as the same words. Results are cached per abstract."""
+    as the same words; also those a claim defines itself. Results are cached per abstract and
+    per claim text."""
 
     def __init__(self) -> None:
         self._nlp: Any = None
@@ -128,10 +129,19 @@ class Abbreviations:
 
     def of(self, evidence: Evidence) -> dict[str, frozenset[str]]:
         """Short-form token → the content tokens of its long form."""
-        key = (evidence.pmid, hash(evidence.abstract))
+        return self._cached((evidence.pmid, hash(evidence.abstract)), _defining_text(evidence))
+
+    def in_text(self, text: str) -> dict[str, frozenset[str]]:
+        """The short forms a text of its own (a claim) defines, as ``of`` gives an abstract's:
+        "acute respiratory distress syndrome (ARDS)" spells out "ARDS" where the text stands."""
+        if "(" not in text:
+            return {}  # the detector reads only "long form (SF)" and "SF (long form)"
+        return self._cached(("", hash(text)), text)
+
+    def _cached(self, key: tuple[str, int], text: str) -> dict[str, frozenset[str]]:
         with self._lock:
             if key not in self._cache:
-                self._cache[key] = self._detect(_defining_text(evidence))
+                self._cache[key] = self._detect(text)
                 while len(self._cache) > _CACHE_SIZE:
                     self._cache.popitem(last=False)
             self._cache.move_to_end(key)
@@ -241,6 +251,11 @@ class WindowSelector:
         """The short forms ``evidence`` defines: short-form token -> its long form's content
         tokens (cached per abstract; empty with abbreviation detection off)."""
         return {} if self._abbreviations is None else self._abbreviations.of(evidence)
+
+    def defined_in(self, text: str) -> dict[str, frozenset[str]]:
+        """The short forms ``text`` (a claim) defines itself, as ``abbreviations`` gives an
+        abstract's (empty with abbreviation detection off)."""
+        return {} if self._abbreviations is None else self._abbreviations.in_text(text)
 
     def _claim_vectors(self, claims: Sequence[str]) -> NDArray[np.float32] | None:
         if self._encoder is None or not claims:

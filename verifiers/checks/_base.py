@@ -56,6 +56,9 @@ class CheckInput:
     windows: tuple[Window, ...] = ()
     sentences: tuple[tuple[str, str], ...] = ()
     abbreviations: Mapping[str, Mapping[str, frozenset[str]]] = field(default_factory=dict)
+    # The short forms the claim defines itself ("acute respiratory distress syndrome (ARDS)"),
+    # keyed as ``abbreviations``'.
+    defined: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     @property
     def records(self) -> list[tuple[str, str]]:

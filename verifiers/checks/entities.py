@@ -25,11 +25,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 from verifiers._types import CheckResult
 from verifiers.checks._base import Check, CheckInput, Effect
 from verifiers.checks.name_slots import Swap, misdefined_names, swapped_names
-from verifiers.checks.names import GENERIC, drugs, symbols
+from verifiers.checks.names import (
+    GENERIC,
+    SAME_ENTITY,
+    SPELLED_OUT,
+    drugs,
+    name_key,
+    names_in,
+    shouted,
+    symbols,
+)
 from verifiers.checks.normalise import (
     GREEK_AS_LATIN,
     content_sequence,
@@ -49,14 +59,19 @@ def check_entities(
     claim: str,
     windows: Sequence[tuple[str, str]],
     abbreviations: Mapping[str, Mapping[str, frozenset[str]]] | None = None,
+    defined: Mapping[str, frozenset[str]] | None = None,
 ) -> CheckResult | None:
     """None when the claim names no entity; otherwise passed when every name is in one of
-    ``windows`` (PMID and text of the evidence that speaks to the claim), as written or, for a
-    short form its abstract defines (``abbreviations``: per PMID, short-form token -> the
-    content tokens of its long form), spelled out."""
+    ``windows`` (PMID and text of the evidence that speaks to it), as written, spelled
+    otherwise ("COVID19", "T(H)2") or, for a short form its abstract defines
+    (``abbreviations``: per PMID, short-form token -> the content tokens of its long form) or,
+    where the abstract does not, the claim itself (``defined``), spelled out. In a claim written
+    in capitals only a name with a digit counts ("COVID-19", not "MORTALITY")."""
     claim = without_section_labels(claim)  # a heading names nothing, in a claim or its evidence
     found = dict.fromkeys(name for _, _, name in [*symbols(claim), *drugs(claim)])
     names = [name for name in found if name.upper() not in GENERIC]
+    if shouted(claim):
+        names = [name for name in names if any(c.isdigit() for c in name)]
     if not names:
         return None
     abbreviations = abbreviations or {}
@@ -64,7 +79,17 @@ def check_entities(
     missing = []
     found_in: str | None = None
     for name in names:
-        pmid = next((p for p, text in windows if _names(name, text, abbreviations.get(p))), None)
+        # A short form the claim gives in brackets ("... in adults (MIS-A)") stands for its long
+        # form, not for another entity's names.
+        aliases = f"({name})" not in claim
+        pmid = next(
+            (
+                p
+                for p, text in windows
+                if _names(name, text, abbreviations.get(p), defined, aliases=aliases)
+            ),
+            None,
+        )
         if pmid is None:
             missing.append(name)
         found_in = found_in or pmid
@@ -131,20 +156,56 @@ def _names_generic(name: str, text: str) -> bool:
     return _names(name, text, None) or spelled <= content_tokens(text)
 
 
-def _names(name: str, text: str, forms: Mapping[str, frozenset[str]] | None) -> bool:
-    """Whether ``text`` names ``name``: as written (a plural "LVADs" as "LVAD"), or spelled
-    out as the long form its abstract defines for it."""
+def _names(
+    name: str,
+    text: str,
+    forms: Mapping[str, frozenset[str]] | None,
+    defined: Mapping[str, frozenset[str]] | None = None,
+    *,
+    aliases: bool = True,
+) -> bool:
+    """Whether ``text`` names ``name``: as written (a plural "LVADs" as "LVAD"), spelled
+    otherwise, by another name of the same entity (with ``aliases``), or spelled out as the
+    long form its abstract (``forms``) or else the claim (``defined``) defines for it."""
     needle = normalise(name.translate(GREEK_AS_LATIN)).lower()
     haystack = normalise(text.translate(GREEK_AS_LATIN)).lower()
     if needle in haystack or (needle.endswith("s") and needle[:-1] in haystack):
         return True
     if _spelled_alike(needle) in _spelled_alike(haystack):
         return True  # "ropivacaine" for the abstract's "ropivacain", "sulfate" for "sulphate"
+    written, same_entity = _name_keys(text)
+    if name_key(name) in (same_entity if aliases else written):
+        return True  # "COVID19" or "SARS-CoV-2" for "COVID-19", "T(H)2" for "Th2"
     short = content_tokens(name.removesuffix("s") if name[-2:-1].isupper() else name)
-    if forms is None or len(short) != 1:
+    if len(short) != 1:
         return False
-    long = forms.get(next(iter(short)))
+    token = next(iter(short))
+    long = _form(token, forms or {})
+    if long is None:
+        # Only a long form of two words or more: the detector also takes one word whose letters
+        # fit ("proliferative diabetic retinopathy (ROP)" gives ROP "retinopathy").
+        long = _form(token, defined or {})
+        long = long if long is not None and len(long) >= 2 else None
     return long is not None and bool(long) and long <= content_tokens(text)
+
+
+def _form(token: str, forms: Mapping[str, frozenset[str]]) -> frozenset[str] | None:
+    """The long form ``forms`` gives a short-form token, or its plural ("DCs", "circRNAs")."""
+    return forms.get(token, forms.get(token + "s"))
+
+
+# A letter or two in brackets inside a name: "T(H)2" is written "Th2" too.
+_BRACKETED_LETTERS = re.compile(r"(?<=\w)\((\w{1,2})\)(?=\w)")
+
+
+@lru_cache(maxsize=4096)
+def _name_keys(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The ``name_key`` of every name ``text`` gives, and those with the names ``SAME_ENTITY``
+    holds one entity with them ("SARS-CoV-2" and "the novel coronavirus" name COVID-19)."""
+    written = {name_key(n) for _, _, n in names_in(_BRACKETED_LETTERS.sub(r"\1", text))}
+    same = written.union(*(group for pattern, group in SPELLED_OUT if pattern.search(text)))
+    same.update(*(group for group in SAME_ENTITY if same & group))
+    return frozenset(written), frozenset(same)
 
 
 # Spellings of one name: British and American ("haem"/"hem", "oestr"/"estr", "sulph"/"sulf"),
@@ -166,7 +227,7 @@ def _run(claim: CheckInput) -> list[CheckResult]:
     # Entities in the windows chosen for the claim (on-topic ones only cost more correct
     # sentences than they catch swaps: measured with ``veriproxy eval answers``).
     windows = [(w.pmid, w.text) for w in claim.windows]
-    result = check_entities(claim.text, windows, claim.abbreviations)
+    result = check_entities(claim.text, windows, claim.abbreviations, claim.defined)
     if result is not None and not result.passed:
         return [result]
     # A generic name is no entity to look for in the windows: an abstract names the FDA or the

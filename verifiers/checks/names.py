@@ -90,6 +90,17 @@ def symbols(text: str) -> list[Span]:
     return found
 
 
+_LETTERS = re.compile(r"[^\W\d_]{3,}")
+_SHOUTED_SHARE = 0.8  # of a text's words of three letters or more, written in capitals
+
+
+def shouted(text: str) -> bool:
+    """Whether ``text`` is written in capitals, as a headline is ("VITAMIN D LEVELS MAY IMPACT
+    COVID-19 MORTALITY RATES"): there a word's capitals say nothing of its being a name."""
+    words = _LETTERS.findall(text)
+    return len(words) >= 3 and sum(w.isupper() for w in words) >= _SHOUTED_SHARE * len(words)
+
+
 def _is_word(part: str) -> bool:
     run = 0
     for char in part:
@@ -129,6 +140,11 @@ def name_key(name: str) -> str:
 # Names of one entity however spelled (as ``name_key``s): a disease and the pathogen answers
 # name it by ("the COVID-19 virus" for "the SARS-CoV-2 virus").
 SAME_ENTITY = (frozenset({"covid19", "sarscov2", "2019ncov", "covid"}),)
+# The same entities written out in words, as the WHO named them ("2019 novel coronavirus",
+# "coronavirus disease 2019"); a bare "coronavirus" may be any of the family.
+SPELLED_OUT = (
+    (re.compile(r"\b(?:novel coronavirus|coronavirus disease)\b", re.IGNORECASE), SAME_ENTITY[0]),
+)
 
 
 # What may stand between two names of one list or apposition: "A and B", "A, B or C", "A/B",

@@ -126,9 +126,12 @@ class EntailsTheFinding:
     name = "finding"
     version = "entails-the-finding"
 
+    def __init__(self, finding: str = FINDING) -> None:
+        self.finding = finding
+
     def predict(self, pairs: Sequence[NLIPair]) -> list[NLIScores]:
         return [
-            NLIScores(0.97, 0.02, 0.01) if p.premise.strip() == FINDING else NLIScores(0, 1, 0)
+            NLIScores(0.97, 0.02, 0.01) if p.premise.strip() == self.finding else NLIScores(0, 1, 0)
             for p in pairs
         ]
 
@@ -191,3 +194,75 @@ def test_a_cited_bare_term_is_read_word_by_word_and_conjunct_by_conjunct() -> No
     missing = check_cited_term("airway smooth muscle, lung muscle and liver", evidence)
     assert missing is not None and not missing.passed
     assert missing.detail.endswith("lung muscle, liver")  # both words stand apart, never so
+
+
+# Check-COVID's corpus (MIT).
+SALIVA = (
+    "We developed an assay that detects single copies of SARS-CoV-2 virus directly from saliva "
+    "and swab samples in 30 min"
+)
+
+
+def test_a_name_spelled_otherwise_or_by_its_pathogen_is_named() -> None:
+    evidence = [("cc", SALIVA)]
+    for claim in ("A saliva assay detects COVID-19.", "A saliva assay detects COVID19."):
+        named = check_entities(claim, evidence)
+        assert named is not None and named.passed, claim  # the disease SARS-CoV-2 causes
+    spelled = [("x", "The 2019 novel coronavirus was detected in saliva within 30 min.")]
+    assert check_entities("Saliva tests detect COVID-19.", spelled).passed  # type: ignore[union-attr]
+    family = [("x", "Human coronaviruses were detected in saliva within 30 min.")]
+    assert not check_entities("Saliva tests detect COVID-19.", family).passed  # type: ignore[union-attr]
+    # A short form the claim defines in brackets stands for its long form, no other name.
+    defined = check_entities("The syndrome in adults (SARS-CoV-2) follows COVID-19.", spelled)
+    assert defined is not None and not defined.passed and defined.detail.endswith("SARS-CoV-2")
+    other = check_entities("A saliva assay detects MERS-CoV.", evidence)
+    assert other is not None and not other.passed and other.detail.endswith("MERS-CoV")
+    written = check_entities("IL-6 and TNF rose.", [("x", "Serum IL6 and TNF rose.")])
+    assert written is not None and written.passed
+    # SciFact 21366394 (CC BY) writes the T helper subset "T(H)2"; answers write "Th2".
+    window = next(s for s in _sentences("21366394") if "promoted T(H)2 survival" in s)
+    th2 = check_entities("CX3CR1 signaling promoted Th2 cell survival.", [("21366394", window)])
+    assert th2 is not None and th2.passed
+    th17 = check_entities("CX3CR1 signaling promoted Th17 cell survival.", [("21366394", window)])
+    assert th17 is not None and not th17.passed and th17.detail.endswith("Th17")
+
+
+def test_a_headline_in_capitals_names_only_what_has_a_digit() -> None:
+    evidence = [("cc", SALIVA)]
+    headline = check_entities("SALIVA TESTS DETECT COVID-19 WITHIN 30 MINUTES", evidence)
+    assert headline is not None and headline.passed and headline.detail.endswith("COVID-19")
+    wrong = check_entities("SALIVA TESTS DETECT H1N1 WITHIN 30 MINUTES", evidence)
+    assert wrong is not None and not wrong.passed and wrong.detail.endswith("H1N1")
+    # One word in capitals among others is still read as a name.
+    assert not check_entities("Saliva tests detect MERS within 30 min.", evidence).passed  # type: ignore[union-attr]
+
+
+def test_a_short_form_the_claim_spells_out_is_named_by_its_long_form() -> None:
+    evidence = [("x", "Acute respiratory distress syndrome was the leading cause of death.")]
+    claim = "ARDS (acute respiratory distress syndrome) was the leading cause of death."
+    defined = WindowSelector().defined_in(claim)
+    assert check_entities(claim, evidence, None, defined).passed  # type: ignore[union-attr]
+    assert not check_entities(claim, evidence).passed  # type: ignore[union-attr]
+    # A long form of one word is no spelling out: the detector fits "retinopathy" to "ROP".
+    retina = [("x", "Proliferative diabetic retinopathy progressed in 12 eyes.")]
+    claim = "Proliferative diabetic retinopathy (ROP) progressed in 12 eyes."
+    defined = WindowSelector().defined_in(claim)
+    assert defined == {"rop": frozenset({"retinopathy"})}
+    assert not check_entities(claim, retina, None, defined).passed  # type: ignore[union-attr]
+    # Where the abstract defines the short form, its long form is the one read.
+    forms = {"x": {"ards": frozenset({"adult", "respiratory", "distres", "syndrom"})}}
+    claim = "ARDS (acute respiratory distress syndrome) was the leading cause of death."
+    defined = WindowSelector().defined_in(claim)
+    assert not check_entities(claim, evidence, forms, defined).passed  # type: ignore[union-attr]
+
+
+def test_the_engine_reads_the_short_forms_a_claim_spells_out() -> None:
+    finding = "Acute respiratory distress syndrome was the leading cause of death."
+    evidence = [make_evidence("1", "Deaths in intensive care", [finding, ARMS])]
+    verifier = Verifier(EntailsTheFinding(finding))
+    spelled = "ARDS (acute respiratory distress syndrome) was the leading cause of death [PMID:1]."
+    [sentence] = verifier.verify(spelled, evidence).sentences
+    assert sentence.verdict is Verdict.SUPPORTED
+    bare = "ARDS was the leading cause of death [PMID:1]."
+    [sentence] = verifier.verify(bare, evidence).sentences
+    assert sentence.verdict is Verdict.UNSUPPORTED
