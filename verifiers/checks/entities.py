@@ -82,7 +82,8 @@ def check_entities(
         # A short form the claim gives in brackets ("... in adults (MIS-A)") stands for its long
         # form, not for another entity's names.
         aliases = f"({name})" not in claim
-        pmid = next(
+        # As written in any window first: the other readings cost more, and most names are.
+        pmid = next((p for p, text in windows if _written(name, text)), None) or next(
             (
                 p
                 for p, text in windows
@@ -167,12 +168,8 @@ def _names(
     """Whether ``text`` names ``name``: as written (a plural "LVADs" as "LVAD"), spelled
     otherwise, by another name of the same entity (with ``aliases``), or spelled out as the
     long form its abstract (``forms``) or else the claim (``defined``) defines for it."""
-    needle = normalise(name.translate(GREEK_AS_LATIN)).lower()
-    haystack = normalise(text.translate(GREEK_AS_LATIN)).lower()
-    if needle in haystack or (needle.endswith("s") and needle[:-1] in haystack):
+    if _written(name, text):
         return True
-    if _spelled_alike(needle) in _spelled_alike(haystack):
-        return True  # "ropivacaine" for the abstract's "ropivacain", "sulfate" for "sulphate"
     written, same_entity = _name_keys(text)
     if name_key(name) in (same_entity if aliases else written):
         return True  # "COVID19" or "SARS-CoV-2" for "COVID-19", "T(H)2" for "Th2"
@@ -187,6 +184,16 @@ def _names(
         long = _form(token, defined or {})
         long = long if long is not None and len(long) >= 2 else None
     return long is not None and bool(long) and long <= content_tokens(text)
+
+
+def _written(name: str, text: str) -> bool:
+    """``name`` as ``text`` writes it: a plural ("LVADs" as "LVAD") and another spelling
+    ("ropivacaine" for an abstract's "ropivacain", "sulfate" for "sulphate") included."""
+    needle = normalise(name.translate(GREEK_AS_LATIN)).lower()
+    haystack = normalise(text.translate(GREEK_AS_LATIN)).lower()
+    if needle in haystack or (needle.endswith("s") and needle[:-1] in haystack):
+        return True
+    return _spelled_alike(needle) in _spelled_alike(haystack)
 
 
 def _form(token: str, forms: Mapping[str, frozenset[str]]) -> frozenset[str] | None:
