@@ -125,27 +125,35 @@ class Abbreviations:
     def __init__(self) -> None:
         self._nlp: Any = None
         self._cache: OrderedDict[tuple[str, int], dict[str, frozenset[str]]] = OrderedDict()
+        # Claims apart: the many claims of a stream must not push out the abstracts they cite.
+        self._claims: OrderedDict[tuple[str, int], dict[str, frozenset[str]]] = OrderedDict()
         self._lock = threading.Lock()
 
     def of(self, evidence: Evidence) -> dict[str, frozenset[str]]:
         """Short-form token → the content tokens of its long form."""
-        return self._cached((evidence.pmid, hash(evidence.abstract)), _defining_text(evidence))
+        key = (evidence.pmid, hash(evidence.abstract))
+        return self._cached(self._cache, key, _defining_text(evidence))
 
     def in_text(self, text: str) -> dict[str, frozenset[str]]:
         """The short forms a text of its own (a claim) defines, as ``of`` gives an abstract's:
         "acute respiratory distress syndrome (ARDS)" spells out "ARDS" where the text stands."""
         if "(" not in text:
             return {}  # the detector reads only "long form (SF)" and "SF (long form)"
-        return self._cached(("", hash(text)), text)
+        return self._cached(self._claims, ("", hash(text)), text)
 
-    def _cached(self, key: tuple[str, int], text: str) -> dict[str, frozenset[str]]:
+    def _cached(
+        self,
+        cache: OrderedDict[tuple[str, int], dict[str, frozenset[str]]],
+        key: tuple[str, int],
+        text: str,
+    ) -> dict[str, frozenset[str]]:
         with self._lock:
-            if key not in self._cache:
-                self._cache[key] = self._detect(text)
-                while len(self._cache) > _CACHE_SIZE:
-                    self._cache.popitem(last=False)
-            self._cache.move_to_end(key)
-            return self._cache[key]
+            if key not in cache:
+                cache[key] = self._detect(text)
+                while len(cache) > _CACHE_SIZE:
+                    cache.popitem(last=False)
+            cache.move_to_end(key)
+            return cache[key]
 
     def _detect(self, text: str) -> dict[str, frozenset[str]]:
         if self._nlp is None:
