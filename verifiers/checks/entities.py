@@ -226,7 +226,7 @@ def _spelled_by_initials(name: str, text: str) -> bool:
     gives, in a row ("iPSC" in "induced pluripotent stem cells", "NSCLC" in "non-small cell
     lung cancer", "QALYs" in "quality-adjusted life years"): an answer abbreviates what its
     abstract spells out. Each word a content word in lower case or capitalised, not a short
-    form itself ("CPs Both clinicians" spells no CBC)."""
+    form itself ("Chronic OPD" spells no COPD)."""
     letters = name.replace("-", "").removesuffix("s").lower()
     if not _INITIALISM.fullmatch(name) or not 4 <= len(letters) <= 6:
         return False
