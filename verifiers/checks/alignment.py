@@ -36,6 +36,7 @@ from verifiers.checks._base import Check, CheckInput, Effect
 from verifiers.checks.direction import word_sign
 from verifiers.checks.negation import is_negated
 from verifiers.checks.normalise import (
+    ALLELE_LETTER,
     GREEK_AS_LATIN,
     NEAR_COPY,
     cased_tokens,
@@ -113,8 +114,9 @@ class _Alignment:
 
 def _words(text: str) -> list[str]:
     """The text's word tokens as written, Greek letters spelled as symbols spell them in Latin
-    ("\u03b3H2AX" is "gH2AX", "IFN\u03b3" is "IFNg")."""
-    return cased_tokens(text.translate(GREEK_AS_LATIN))
+    ("\u03b3H2AX" is "gH2AX", "IFN\u03b3" is "IFNg") and an allele's letter dropped ("APOE
+    \u03b54" is "APOE4")."""
+    return cased_tokens(ALLELE_LETTER.sub(r"\1", text.translate(GREEK_AS_LATIN)))
 
 
 def _keys(words: Sequence[str]) -> list[str]:

@@ -41,6 +41,7 @@ from verifiers.checks.names import (
     symbols,
 )
 from verifiers.checks.normalise import (
+    ALLELE_LETTER,
     GREEK_AS_LATIN,
     content_sequence,
     content_tokens,
@@ -193,10 +194,11 @@ def _names(
 
 
 def _written(name: str, text: str) -> bool:
-    """``name`` as ``text`` writes it: a plural ("LVADs" as "LVAD") and another spelling
-    ("ropivacaine" for an abstract's "ropivacain", "sulfate" for "sulphate") included."""
-    needle = normalise(name.translate(GREEK_AS_LATIN)).lower()
-    haystack = normalise(text.translate(GREEK_AS_LATIN)).lower()
+    """``name`` as ``text`` writes it: a plural ("LVADs" as "LVAD"), an allele's Greek letter
+    ("APOE ε4" as "APOE4") and another spelling ("ropivacaine" for an abstract's "ropivacain",
+    "sulfate" for "sulphate") included."""
+    needle = normalise(ALLELE_LETTER.sub(r"\1", name.translate(GREEK_AS_LATIN))).lower()
+    haystack = normalise(ALLELE_LETTER.sub(r"\1", text.translate(GREEK_AS_LATIN))).lower()
     if needle in haystack or (needle.endswith("s") and needle[:-1] in haystack):
         return True
     return _spelled_alike(needle) in _spelled_alike(haystack)

@@ -42,6 +42,10 @@ _TRANSLATE = str.maketrans(
 GREEK_AS_LATIN = str.maketrans(
     "\u03b1\u03b2\u03b3\u03b4\u03b5\u03ba\u03bb\u03c4\u0391\u0392\u0393\u0394", "abgdekltABGD"
 )
+# An allele's Greek letter between its gene's symbol and its number, after
+# ``GREEK_AS_LATIN``: "APOE ε4", "APOE-epsilon4" and "APOE e4" are APOE4 without it
+# (``ALLELE_LETTER.sub(r"\1", text)``); "the epsilon4 allele" and "as early as e16" name none.
+ALLELE_LETTER = re.compile(r"\b([A-Z][A-Za-z0-9]*[A-Z0-9])[\s-](?:epsilon|e)(?=\d)")
 _LINE_BREAK_HYPHEN = re.compile(r"(?<=[a-z])-\s*\n\s*(?=[a-z])")
 _HYPHEN = re.compile(r"(?<=\w)-(?=\w)")
 _SPACE = re.compile(r"\s+")

@@ -309,6 +309,28 @@ def test_a_short_form_nothing_defines_is_named_by_the_words_its_initials_give() 
     assert not check_entities("COPD was common.", chronic, forms).passed  # type: ignore[union-attr]
 
 
+# SciFact corpus doc 24906548 (ODC-By), its last sentence.
+EPSILON4 = (
+    "Overall, the findings suggest that the APOE epsilon4 allele is not consistently related to "
+    "the outcomes of mild TBI in children."
+)
+
+
+def test_an_allele_written_with_its_greek_letter_is_the_same_name() -> None:
+    """Abstracts write "APOE ε4" or "APOE epsilon4" where answers write "APOE4"."""
+    claim = "The APOE4 allele is not consistently related to the outcomes of mild TBI in children."
+    for text in (EPSILON4, EPSILON4.replace("epsilon4", "ε4"), EPSILON4.replace(" epsilon", "-ε")):
+        assert check_entities(claim, [("24906548", text)]).passed  # type: ignore[union-attr]
+    for other in ("APOE2", "APOE3"):
+        swapped = claim.replace("APOE4", other)
+        assert not check_entities(swapped, [("24906548", EPSILON4)]).passed  # type: ignore[union-attr]
+    # Through the engine: no check finds another name in its place.
+    evidence = [make_evidence("24906548", "", [EPSILON4])]
+    verifier = Verifier(EntailsTheFinding(EPSILON4))
+    [sentence] = verifier.verify(f"{claim[:-1]} [PMID:24906548].", evidence).sentences
+    assert sentence.verdict is Verdict.SUPPORTED, sentence.checks
+
+
 def test_the_engine_reads_the_short_forms_a_claim_spells_out() -> None:
     finding = "Botulinum toxin relieved spasticity in most patients."
     evidence = [make_evidence("1", "Deaths in intensive care", [finding, ARMS])]
