@@ -197,11 +197,17 @@ def _written(name: str, text: str) -> bool:
     """``name`` as ``text`` writes it: a plural ("LVADs" as "LVAD"), an allele's Greek letter
     ("APOE ε4" as "APOE4") and another spelling ("ropivacaine" for an abstract's "ropivacain",
     "sulfate" for "sulphate") included."""
-    needle = normalise(ALLELE_LETTER.sub(r"\1", name.translate(GREEK_AS_LATIN))).lower()
-    haystack = normalise(ALLELE_LETTER.sub(r"\1", text.translate(GREEK_AS_LATIN))).lower()
+    needle, haystack = _as_written(name), _as_written(text)
     if needle in haystack or (needle.endswith("s") and needle[:-1] in haystack):
         return True
     return _spelled_alike(needle) in _spelled_alike(haystack)
+
+
+@lru_cache(maxsize=4096)
+def _as_written(text: str) -> str:
+    """``text`` as ``_written`` compares it, remembered: every name of a claim is looked for in
+    the same windows."""
+    return normalise(ALLELE_LETTER.sub(r"\1", text.translate(GREEK_AS_LATIN))).lower()
 
 
 def _form(token: str, forms: Mapping[str, frozenset[str]]) -> frozenset[str] | None:
