@@ -25,20 +25,23 @@ from dataclasses import dataclass
 from verifiers._types import CheckResult
 from verifiers.checks._base import Check, CheckInput, Effect
 from verifiers.checks.negation import is_negated
-from verifiers.checks.normalise import closest, content_tokens, normalise
+from verifiers.checks.normalise import NEAR_COPY, as_tokens, closest, content_tokens, normalise
 
-_UP = """increase increases increased increasing rise rises rose raised elevated elevation higher
-    greater more improve improves improved improvement enhance enhances enhanced promote promotes
-    promoted activate activates activated stimulate stimulates stimulated upregulate upregulates
-    upregulated upregulation induce induces induced gain longer prolonged better beneficial
-    superior positively positive overexpression accelerated accelerates faster"""
-_DOWN = """decrease decreases decreased decreasing fall falls fell lowered reduced reduce reduces
-    reduction lower smaller less fewer worsen worsens worsened impair impairs impaired inhibit
-    inhibits inhibited suppress suppresses suppressed downregulate downregulates downregulated
-    downregulation attenuate attenuates attenuated blocks blocked loss shorter shortened worse
-    harmful inferior negatively negative knockdown slowed slows slower"""
+_UP = """increase increases increased increasing rise rises rose raise raises raising raised
+    elevated elevation higher greater more improve improves improved improvement enhance enhances
+    enhanced promote promotes promoted activate activates activated stimulate stimulates stimulated
+    upregulate upregulates upregulated upregulation induce induces induced gain longer prolonged
+    better beneficial superior positively positive overexpression accelerated accelerates faster"""
+_DOWN = """decrease decreases decreased decreasing fall falls fell lowers lowering lowered reduced
+    reduce reduces reduction lower smaller less fewer worsen worsens worsened impair impairs
+    impaired inhibit inhibits inhibited suppress suppresses suppressed downregulate downregulates
+    downregulated downregulation attenuate attenuates attenuated blocks blocked loss shorter
+    shortened worse harmful inferior negatively negative knockdown slowed slows slower"""
 _SIGN = {w: 1 for w in _UP.split()} | {w: -1 for w in _DOWN.split()}
 _WORD = re.compile(r"[a-z]+")
+# A word after a hyphen describes a name and states no change: "LPS-induced inflammation",
+# "contrast-enhanced MRI", "HER2-positive", "non-inferior" ("up-regulated" is a change).
+_AFTER_HYPHEN = re.compile(r"(?<=[a-z0-9])(?<!\bup)(?<!\bdown)[-\u2010\u2011][a-z]+", re.IGNORECASE)
 DIRECTION = "direction"  # the name of its results
 # Comparisons name two sides ("higher in A than in B"): swapping the word and the sides keeps
 # the meaning, so comparative sentences are left to the model.
@@ -56,7 +59,9 @@ def word_sign(word: str) -> int:
 def direction(text: str) -> int:
     """+1 when every direction word in ``text`` points up, -1 when all point down, else 0."""
     normalised = (
-        normalise(text).replace("up regulat", "upregulat").replace("down regulat", "downregulat")
+        normalise(_AFTER_HYPHEN.sub("", text))
+        .replace("up regulat", "upregulat")
+        .replace("down regulat", "downregulat")
     )
     signs = {_SIGN[w] for w in _WORD.findall(normalised) if w in _SIGN}
     return signs.pop() if len(signs) == 1 else 0
@@ -70,8 +75,19 @@ def clause_candidates(sentences: Sequence[tuple[str, str]]) -> Iterator[tuple[st
             yield pmid, clause
 
 
+# Left out of the overlap that finds a claim's closest clause, on both sides: counted, a flipped
+# word is a word the evidence lacks, and a short claim that flips its clause is no near copy.
+_DIRECTION_TOKENS = as_tokens(_SIGN)
+
+
 def _content(text: str) -> set[str]:
-    return {t for t in content_tokens(text) if t not in _SIGN}
+    return content_tokens(text) - _DIRECTION_TOKENS
+
+
+def _copies(claim_tokens: set[str], clause: str) -> bool:
+    """Whether ``clause``'s content words are mostly ``claim_tokens``."""
+    words = _content(clause)
+    return bool(words) and len(words & claim_tokens) / len(words) >= NEAR_COPY
 
 
 def check_direction(claim: str, sentences: Sequence[tuple[str, str]]) -> CheckResult | None:
@@ -83,8 +99,17 @@ def check_direction(claim: str, sentences: Sequence[tuple[str, str]]) -> CheckRe
     claim_tokens = _content(claim)
     if not claim_tokens:
         return None
-    # The sentence and its clauses: the closest one decides.
-    found = closest(claim_tokens, clause_candidates(sentences), _content)
+    # The sentence and its clauses: the closest one decides. Where it points both ways ("X
+    # decreased A but increased B"), the clauses that point one way and are near copies both
+    # ways (their words mostly the claim's too: a clause the splitter cut badly, or one on
+    # another subject sharing some words, is none) decide, if they all point the same way.
+    candidates = list(clause_candidates(sentences))
+    found = closest(claim_tokens, candidates, _content)
+    if found is not None and direction(found[1]) == 0:
+        copied = [c for c in candidates if direction(c[1]) and _copies(claim_tokens, c[1])]
+        if len({direction(text) for _, text in copied}) > 1:
+            return None  # "increased in A, while they were decreased in B"
+        found = closest(claim_tokens, copied, _content)
     if found is None:
         return None
     pmid, clause = found

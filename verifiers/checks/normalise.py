@@ -131,6 +131,12 @@ def content_tokens(text: str) -> set[str]:
     return set(content_sequence(text))
 
 
+def as_tokens(words: Iterable[str]) -> frozenset[str]:
+    """``words`` as ``content_tokens`` gives them ("reduc" for "reduces", "indicat" for
+    "indicates"): a word list to take out of an overlap must be taken out in this form."""
+    return frozenset().union(*(content_tokens(word) for word in words))
+
+
 def with_abbreviations(tokens: set[str], forms: Mapping[str, frozenset[str]]) -> set[str]:
     """``tokens`` plus the long form of every short form in it, and the short form of every
     long form it contains in full (``forms``: short-form token -> its long form's tokens, as

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from verifiers._types import CheckResult
 from verifiers.checks._base import Check, CheckInput, Effect
 from verifiers.checks.direction import clause_candidates
-from verifiers.checks.normalise import closest, content_tokens, normalise
+from verifiers.checks.normalise import as_tokens, closest, content_tokens, normalise
 
 OVERSTATED = "overstated"
 QUANTIFIER = "quantifier"
@@ -80,8 +80,11 @@ def _words(text: str) -> set[str]:
     return set(_WORD.findall(normalise(text)))
 
 
+_QUALIFIER_TOKENS = as_tokens(_QUALIFIERS)  # "indicat" for "indicates", "prov" for "proves"
+
+
 def _content(text: str) -> set[str]:
-    return {t for t in content_tokens(text) if t not in _QUALIFIERS}
+    return content_tokens(text) - _QUALIFIER_TOKENS
 
 
 def check_qualifiers(claim: str, sentences: Sequence[tuple[str, str]]) -> list[CheckResult]:

@@ -5,7 +5,7 @@ punctuation, long sentences).
 Each sentence of each text is checked as a claim against the text's sentences as evidence:
 every quantity, labelled number and entity (a generic one such as "FDA" too) it names must
 then be found, no name stands in another's place, and no direction flip or aligned change can
-fire (the sentence, and each claim cut from it, aligns with itself).
+fire (the sentence, and each claim cut from it, aligns with itself and points its own way).
 The negation check runs too (no exception; its own cases are in test_check_negation.py), and
 every sentence read without its negation words is affirmative. Each sentence is also told
 check-worthy or not (as a sentence and as a heading) and cut into claims, every claim a span
@@ -182,6 +182,9 @@ def sweep(source: Path, shard: int) -> None:
                 if claim.text != sentence:  # a claim cut at a clause ends on its own words
                     aligned = check_alignment(claim.text, [("self", sentence)])
                     assert all(r.passed for r in aligned), (claim.text[:200], aligned)
+                    # and points the way its own clause does, in a sentence that points both.
+                    turned = check_direction(claim.text, [("self", sentence)])
+                    assert turned is None or turned.passed, (claim.text[:200], turned)
             checked += 1
     # A source with fewer texts than shards leaves the later shards nothing to check.
     assert checked > 0 or shard > 0

@@ -4,7 +4,8 @@ import pytest
 
 from verifiers.checks.direction import COMPARISON, check_comparison, check_direction, direction
 
-# SciFact corpus (ODC-By) sentences: docs 888896, 1156322, 2158500 and 1122279.
+# SciFact corpus (ODC-By) sentences: docs 888896, 1156322, 2158500, 1122279, 15482274 and
+# 23349986.
 CHEMOKINES = [("888896", "The levels of CCL5, CCL11, and iNOS were also significantly reduced.")]
 MESH = [
     (
@@ -27,6 +28,24 @@ ENOS = [
         "from LCx versus LAD regions of SED animals.",
     )
 ]
+ULTRASOUND = [
+    (
+        "15482274",
+        "Ultrasound imaging also significantly reduced the risk of traumatic procedures (risk "
+        "ratio 0.27 (0.11 to 0.67), P=0.005), the number of insertion attempts (mean difference "
+        "-0.44 (-0.64 to -0.24), P<0.001), and the number of needle redirections (mean difference "
+        "-1.00 (-1.24 to -0.75), P<0.001).",
+    )
+]
+
+DEXAMETHASONE = [
+    (
+        "23349986",
+        "CONCLUSION In this study of children undergoing tonsillectomy, dexamethasone decreased "
+        "the risk of PONV dose dependently but was associated with an increased risk of "
+        "postoperative bleeding.",
+    )
+]
 
 
 def test_direction_of_a_sentence() -> None:
@@ -35,6 +54,13 @@ def test_direction_of_a_sentence() -> None:
     assert direction("Leptin reduced the increase in entries.") == 0  # mixed: no one way
     assert direction("Leptin was given.") == 0
     assert direction("IL-6 was up-regulated.") == 1
+    assert direction("Ultrasound guidance raises the number of attempts.") == 1
+    assert direction("Statins lower LDL cholesterol.") == -1
+    # A word after a hyphen describes a name: no change is stated.
+    assert direction("LPS-induced inflammation was reduced.") == -1
+    assert direction("HER2-positive tumours were found in 12 patients.") == 0
+    assert direction("The new regimen was non-inferior.") == 0
+    assert direction("Bcl-2 was Down-regulated.") == -1
 
 
 @pytest.mark.parametrize(
@@ -54,6 +80,30 @@ def test_a_swapped_direction_word_fails(
 ) -> None:
     result = check_direction(claim, evidence)
     assert result is not None and result.name == "direction" and result.passed is passed
+
+
+def test_direction_words_are_left_out_of_the_overlap_that_finds_the_closest_clause() -> None:
+    # Counted as words the evidence lacks, "increased" and "raises" kept a short claim from
+    # being a near copy of the sentence it flips (SciFact dev: the ultrasound claim is
+    # contradicted by its abstract; the model supported it).
+    assert check_direction("Adhesions increased.", MESH).passed is False  # type: ignore[union-attr]
+    claim = "Ultrasound guidance significantly raises the number of traumatic procedures."
+    result = check_direction(claim, ULTRASOUND)
+    assert result is not None and not result.passed and result.pmid == "15482274"
+    agreeing = "Ultrasound guidance significantly lowers the number of traumatic procedures."
+    assert check_direction(agreeing, ULTRASOUND).passed is True  # type: ignore[union-attr]
+
+
+def test_a_sentence_pointing_both_ways_is_read_by_the_clause_the_claim_copies() -> None:
+    # SciFact dev: the model supported this claim from the sentence that contradicts it.
+    claim = "Dexamethasone decreases risk of postoperative bleeding."
+    result = check_direction(claim, DEXAMETHASONE)
+    assert result is not None and not result.passed
+    assert "increased risk of postoperative bleeding" in result.detail
+    restated = "Dexamethasone increases the risk of postoperative bleeding."
+    assert check_direction(restated, DEXAMETHASONE).passed is True  # type: ignore[union-attr]
+    other_clause = "Dexamethasone decreased the risk of PONV dose dependently."
+    assert check_direction(other_clause, DEXAMETHASONE).passed is True  # type: ignore[union-attr]
 
 
 def test_no_verdict_without_a_near_copy_a_negation_or_a_comparison() -> None:
