@@ -99,10 +99,11 @@ def check_direction(claim: str, sentences: Sequence[tuple[str, str]]) -> CheckRe
     claim_tokens = _content(claim)
     if not claim_tokens:
         return None
-    # The sentence and its clauses: the closest one decides. Where it points both ways ("X
-    # decreased A but increased B"), the clauses that point one way and are near copies both
-    # ways (their words mostly the claim's too: a clause the splitter cut badly, or one on
-    # another subject sharing some words, is none) decide, if they all point the same way.
+    # The sentence and its clauses: the closest one decides. Where it points no one way (both
+    # ways, "X decreased A but increased B", or none, a design sentence), the clauses that
+    # point one way and are near copies both ways (their words mostly the claim's too: a clause
+    # the splitter cut badly, or one on another subject sharing some words, is none) decide,
+    # if they all point the same way.
     candidates = list(clause_candidates(sentences))
     found = closest(claim_tokens, candidates, _content)
     if found is not None and direction(found[1]) == 0:

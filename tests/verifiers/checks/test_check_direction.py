@@ -106,6 +106,21 @@ def test_a_sentence_pointing_both_ways_is_read_by_the_clause_the_claim_copies() 
     assert check_direction(other_clause, DEXAMETHASONE).passed is True  # type: ignore[union-attr]
 
 
+def test_a_claim_whose_closest_sentence_points_no_way_is_read_by_the_clause_it_copies() -> None:
+    # The design sentence holds most of the claim's words and no direction word; the finding
+    # is the sentence the claim copies both ways.
+    trial = [
+        ("k", "We randomised 312 adults with knee osteoarthritis to daily exercise for 12 weeks."),
+        ("k", "Daily exercise worsened knee pain."),
+    ]
+    claim = "Knee pain improved with daily exercise in adults with knee osteoarthritis."
+    result = check_direction(claim, trial)
+    assert result is not None and not result.passed and "worsened knee pain" in result.detail
+    # A claim that says more than the finding copies no sentence: nothing is read.
+    longer = "Knee pain improved with twelve weeks of daily home exercise in adults with knee OA."
+    assert check_direction(longer, trial) is None
+
+
 def test_no_verdict_without_a_near_copy_a_negation_or_a_comparison() -> None:
     assert check_direction("Aspirin increased bleeding in surgery.", LEPTIN) is None
     assert check_direction("Leptin did not increase entries in the open arms.", LEPTIN) is None

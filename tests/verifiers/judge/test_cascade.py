@@ -319,14 +319,17 @@ def test_a_supported_verdict_quoting_what_bears_on_the_claim_stands(
 
 
 # A judge's quote that says the opposite of the claim (issue 26): in the evidence, on topic, and
-# the claim's own checks pass (they read the trial's first sentence, the claim's closest).
+# the claim's own checks pass: it says more than the sentence it turns round ("twelve weeks of
+# daily home exercise"), so the direction check takes no sentence for a copy of it (the trial's
+# first sentence, its closest, points no way), while the quote, read as a claim, is a copy of it.
 KNEE_PMID = "31000003"
 KNEE = (
     "We randomised 312 adults with knee osteoarthritis to daily exercise or usual care for 12 "
     "weeks. Daily exercise worsened knee pain. Function scores were similar."
 )
 KNEE_CLAIM = (
-    f"Knee pain improved with daily exercise in adults with knee osteoarthritis [PMID:{KNEE_PMID}]."
+    "Knee pain improved with twelve weeks of daily home exercise in adults with knee "
+    f"osteoarthritis [PMID:{KNEE_PMID}]."
 )
 WORSENED = "Daily exercise worsened knee pain"
 
