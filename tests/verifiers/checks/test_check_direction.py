@@ -121,6 +121,24 @@ def test_a_claim_whose_closest_sentence_points_no_way_is_read_by_the_clause_it_c
     assert check_direction(longer, trial) is None
 
 
+def test_a_word_and_its_plural_in_y_and_ies_meet() -> None:
+    # PubMedQA (MIT) 18322741, and a held-out answer of `eval answers` with its direction
+    # flipped: "surgeries" counted as a word the claim's "surgery" is not, the finding was no
+    # near copy, and the flip passed as supported.
+    afib = [
+        (
+            "18322741",
+            "Laparoscopic (p = 0.004) and nonthoracic surgeries (p = 0.01) were associated with "
+            "lower risk of atrial fibrillation.",
+        )
+    ]
+    claim = "Laparoscopic surgery is associated with higher risk of atrial fibrillation."
+    result = check_direction(claim, afib)
+    assert result is not None and not result.passed and result.pmid == "18322741"
+    restated = "Laparoscopic surgery is associated with lower risk of atrial fibrillation."
+    assert check_direction(restated, afib).passed is True  # type: ignore[union-attr]
+
+
 def test_no_verdict_without_a_near_copy_a_negation_or_a_comparison() -> None:
     assert check_direction("Aspirin increased bleeding in surgery.", LEPTIN) is None
     assert check_direction("Leptin did not increase entries in the open arms.", LEPTIN) is None

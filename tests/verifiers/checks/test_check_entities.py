@@ -246,7 +246,7 @@ def test_a_short_form_the_claim_spells_out_is_named_by_its_long_form() -> None:
     retina = [("x", "Proliferative diabetic retinopathy progressed in 12 eyes.")]
     claim = "Proliferative diabetic retinopathy (ROP) progressed in 12 eyes."
     defined = WindowSelector().defined_in(claim)
-    assert defined == {"rop": frozenset({"retinopathy"})}
+    assert defined == {"rop": frozenset({"retinopathi"})}  # as content_tokens stems it
     assert not check_entities(claim, retina, None, defined).passed  # type: ignore[union-attr]
     # Where the abstract defines the short form, its long form is the one read.
     forms = {"x": {"ards": frozenset({"adult", "respiratory", "distres", "syndrom"})}}
