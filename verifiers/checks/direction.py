@@ -107,11 +107,10 @@ def check_direction(claim: str, sentences: Sequence[tuple[str, str]]) -> CheckRe
     candidates = list(clause_candidates(sentences))
     found = closest(claim_tokens, candidates, _content)
     if found is not None and direction(found[1]) == 0:
-        signed = [(c, sign) for c in candidates if (sign := direction(c[1]))]
-        copied = [(c, sign) for c, sign in signed if _copies(claim_tokens, c[1])]
-        if len({sign for _, sign in copied}) > 1:
+        signs = {c: s for c in candidates if (s := direction(c[1])) and _copies(claim_tokens, c[1])}
+        if len(set(signs.values())) > 1:
             return None  # "increased in A, while they were decreased in B"
-        found = closest(claim_tokens, [c for c, _ in copied], _content)
+        found = closest(claim_tokens, signs, _content)
     if found is None:
         return None
     pmid, clause = found

@@ -50,7 +50,7 @@ _LINE_BREAK_HYPHEN = re.compile(r"(?<=[a-z])-\s*\n\s*(?=[a-z])")
 _HYPHEN = re.compile(r"(?<=\w)-(?=\w)")
 _SPACE = re.compile(r"\s+")
 _SUFFIX = re.compile(r"(?:ing|ed|es|e|s)$")
-_CONSONANT_Y = re.compile(r"(?<=[^aeiouy])y$")
+_VOWELS = frozenset("aeiouy")
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
 _CASED_TOKEN = re.compile(_TOKEN.pattern, re.IGNORECASE)
 _STOPWORDS = frozenset(
@@ -174,7 +174,9 @@ def _stem(token: str) -> str:
         return token
     if len(token) > 5:
         token = _SUFFIX.sub("", token)
-    return _CONSONANT_Y.sub("i", token) if len(token) > 3 else token
+    if len(token) > 3 and token[-1] == "y" and token[-2] not in _VOWELS:
+        return token[:-1] + "i"
+    return token
 
 
 # The heading of a structured abstract's section ("BACKGROUND:", "MATERIALS AND METHODS:"):
