@@ -22,7 +22,8 @@ from typing import Any
 # 2.1: quoted citations: ``Citation.quote``, ``SentenceAnnotation.quotes`` and ``premise``.
 # 2.2: ``premise`` may be ``quote_and_window``.
 # 2.3: ``SentenceAnnotation.lead_citations``: a list item cited by the line introducing its list.
-SCHEMA_VERSION = "2.3"
+# 2.4: ``lead_citations`` also of an item whose list is cited once at its end.
+SCHEMA_VERSION = "2.4"
 
 
 class Verdict(StrEnum):

@@ -418,7 +418,7 @@ class Verifier:
             citations = _with_stripped(parse_citations(span.text, ids), span.start, stripped)
             quotes = _check_quotes(citations, by_id, evidence)
             in_lead = _in_lead(span, ids)
-            from_lead = () if citations else _lead_citations(span, in_lead)
+            from_lead = () if citations else _list_citations(span, in_lead, ids)
             named_here = [c.pmid for c in citations if c.valid]
             cited = tuple(dict.fromkeys(by_id[pmid] for pmid in named_here or from_lead))
             said = strip_citations(span.text, citations)
@@ -1143,17 +1143,23 @@ def _unnamed(outcome: ClaimJudgement, failed: CheckResult) -> ClaimJudgement:
 
 def _in_lead(span: SentenceSpan, ids: Sequence[str]) -> tuple[Citation, ...]:
     """The citations of the line that introduced a list item's list (none for a sentence
-    outside a list), parsed once for ``_lead_citations`` and ``_list_lead``."""
+    outside a list), parsed once for ``_list_citations`` and ``_list_lead``."""
     return parse_citations(span.lead, ids) if span.lead else ()
 
 
-def _lead_citations(span: SentenceSpan, in_lead: Sequence[Citation]) -> tuple[str, ...]:
-    """The PMIDs that the line introducing a list item's list cites validly ("Key findings of
-    the trial [PMID:1]:"): an item that cites nothing itself is judged against them, as cited.
-    A lead citing only references that were never given lends nothing: the item is uncited."""
+def _list_citations(
+    span: SentenceSpan, in_lead: Sequence[Citation], ids: Sequence[str]
+) -> tuple[str, ...]:
+    """The PMIDs a list item that cites nothing itself is judged against, as cited: those the
+    line introducing its list cites validly ("Key findings of the trial [PMID:1]:"), else those
+    its list cites once at its end (``SentenceSpan.closing``: "- metformin\n- insulin
+    [PMID:1]"). References never given lend nothing: the item is uncited."""
     if not span.list_item:
         return ()
-    return tuple(dict.fromkeys(c.pmid for c in in_lead if c.valid))
+    cited = [c for c in in_lead if c.valid] or [
+        c for c in parse_citations(span.closing, ids) if c.valid
+    ]
+    return tuple(dict.fromkeys(c.pmid for c in cited))
 
 
 def _list_lead(

@@ -84,6 +84,14 @@ _LEADING_CITATIONS = re.compile(
     rf"(?:[ \t]*[,;|]?[ \t]*(?:{_CITATION_BRACKET}))+(?:[ \t]*\|(?=[ \t]*$))?", re.IGNORECASE | re.M
 )  # a table's cell rule may stand before a citation, and close its row
 _ROW_END = re.compile(r"\|[ \t|]*(?:\r?\n|\Z)")
+# A sentence that cites (as the segmenter sees it: the engine parses and validates citations),
+# and a line that is nothing but citations ("[PMID:1] [PMID:2]", after a list).
+_CITES = re.compile(_CITATION_BRACKET, re.IGNORECASE)
+_ONLY_CITATIONS = re.compile(rf"(?:{_LEADING_CITATIONS.pattern})\.?", re.IGNORECASE | re.M)
+# Streaming: a list's items wait for its end to learn whether it is cited there (``closing``),
+# but no longer than this many sentences or characters; past either they go out as they are.
+MAX_HELD_ITEMS = 24
+MAX_HELD_CHARS = 4000
 # Streaming: a bracket opened right after a sentence and not yet closed may be that sentence's
 # citation ("... LDL. [PMID: 12", "... LDL. (PM").
 _OPEN_CITATION_AFTER = re.compile(r"\s*[,;|]?\s*[\[(][^\[\]()\n]*$")
@@ -102,7 +110,10 @@ class SentenceSpan:
     """A sentence with its character offsets into the text it came from. ``heading``: it is a
     markdown heading (``## Key findings``), whose marker is not in the span. ``list_item``: it
     is in a list item; ``lead``: the line that introduced that list ("The core subunits are:"),
-    which completes an item that is no clause of its own ("- WDR5 [PMID:1]")."""
+    which completes an item that is no clause of its own ("- WDR5 [PMID:1]"). ``closing``: for
+    an item that cites nothing, in a list cited once at its end (its last item is the only one
+    that cites, or no item does and a line of citations follows it), that last item or line,
+    whose citations the item is read with."""
 
     text: str
     start: int
@@ -110,6 +121,7 @@ class SentenceSpan:
     heading: bool = False
     list_item: bool = False
     lead: str = ""
+    closing: str = ""
 
 
 def words_outside(
@@ -163,7 +175,7 @@ def without_surrogates(text: str) -> str:
 def segment(text: str) -> list[SentenceSpan]:
     """Split ``text`` into sentences; offsets index into ``text``, whitespace is trimmed.
     Time is linear in the text's length (long blocks are segmented in pieces)."""
-    return with_list_leads(_segmented(text, _Block.PROSE))[0]
+    return with_list_closings(with_list_leads(_segmented(text, _Block.PROSE))[0])
 
 
 def _segmented(text: str, opening: _Block) -> list[SentenceSpan]:
@@ -195,6 +207,54 @@ def with_list_leads(
         introduces = not span.heading and _INTRODUCING.search(span.text) is not None
         lead = span.text if introduces else ""
     return led, lead
+
+
+def with_list_closings(
+    spans: Sequence[SentenceSpan], continued: bool = False
+) -> list[SentenceSpan]:
+    """``spans`` with ``closing`` set on the uncited items of each list cited once at its end
+    ("- metformin\n- insulin [PMID:1]", or the items and then "[PMID:1]" on a line of its own):
+    a reader takes that citation for the whole list. A list whose other items cite keeps its
+    items as written (each cites what it cites, or nothing), and so does one too long to wait
+    for in a stream (``MAX_HELD_ITEMS``, ``MAX_HELD_CHARS``). Every run of items in ``spans`` has
+    ended; ``continued``: the first one goes on a list whose first items went out before (a
+    stream's, too long or cited item by item), and stays as written."""
+    out = list(spans)
+    start = 0
+    while start < len(out):
+        if not out[start].list_item:
+            start += 1
+            continue
+        end = start
+        while end < len(out) and out[end].list_item:
+            end += 1
+        after = out[end] if end < len(out) else None
+        closer = "" if continued and start == 0 else _closer(out[start:end], after)
+        for i in range(start, end):
+            if closer and not _CITES.search(out[i].text):
+                out[i] = replace(out[i], closing=closer)
+        start = end
+    return out
+
+
+def _closer(items: Sequence[SentenceSpan], after: SentenceSpan | None) -> str:
+    """The text that cites the ended list ``items`` once at its end, if it is so cited: its
+    last item, the only one that cites, or the line of citations ``after`` it where none does."""
+    if not _may_be_cited_at_end(items):
+        return ""
+    if _CITES.search(items[-1].text):
+        return items[-1].text
+    return after.text if after is not None and _ONLY_CITATIONS.fullmatch(after.text) else ""
+
+
+def _may_be_cited_at_end(items: Sequence[SentenceSpan]) -> bool:
+    """Whether the list ``items`` (all of it, or the first items of a stream's open list) is,
+    or may yet turn out, cited once at its end: no item but perhaps its last cites, and it is
+    short enough to wait for."""
+    if len(items) > MAX_HELD_ITEMS or items[-1].end - items[0].start > MAX_HELD_CHARS:
+        return False
+    citing = [i for i, item in enumerate(items) if _CITES.search(item.text)]
+    return not citing or (citing == [len(items) - 1] and len(items) > 1)
 
 
 def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -365,7 +425,11 @@ class StreamSegmenter:
         self._done = 0  # offset up to which sentences were emitted
         self._max = max_sentence_chars
         self._lead = ""  # the line that introduced the list the stream is in (``with_list_leads``)
-        self._in_item = False  # the last sentence emitted is in a list item
+        self._in_item = False  # the last sentence segmented is in a list item
+        # The open list's items, held until it ends (``with_list_closings``) ...
+        self._held: list[SentenceSpan] = []
+        # ... unless it cannot be cited once at its end: its items then go out as they come.
+        self._passing = False
 
     @property
     def text(self) -> str:
@@ -393,14 +457,28 @@ class StreamSegmenter:
     def flush(self) -> list[SentenceSpan]:
         spans = self._pending()
         self._done = len(self._text)
-        return self._emit(spans)
+        return self._emit(spans, final=True)
 
-    def _emit(self, spans: list[SentenceSpan]) -> list[SentenceSpan]:
-        """``spans`` with their list leads, read on from the sentences emitted before them."""
+    def _emit(self, spans: list[SentenceSpan], final: bool = False) -> list[SentenceSpan]:
+        """``spans`` with their list leads, read on from the sentences segmented before them,
+        and their list closings: an open list's items wait for its end while it may be cited
+        there (the text itself is not held: only these sentences' verdicts wait)."""
         led, self._lead = with_list_leads(spans, self._lead)
         if led:
             self._in_item = led[-1].list_item
-        return led
+        pending = self._held + led
+        open_from = len(pending)
+        while not final and open_from and pending[open_from - 1].list_item:
+            open_from -= 1
+        continued = self._passing
+        if open_from < len(pending) and (
+            (self._passing and open_from == 0) or not _may_be_cited_at_end(pending[open_from:])
+        ):
+            open_from, self._passing = len(pending), True  # the open list goes out as it comes
+        elif open_from:
+            self._passing = False  # any list still open started after the last one ended
+        self._held = pending[open_from:]
+        return with_list_closings(pending[:open_from], continued)
 
     def _overlong(self) -> list[SentenceSpan]:
         """The open text is longer than a sentence may be: emit what segments as complete, and

@@ -391,3 +391,52 @@ def test_an_item_cited_by_the_line_introducing_its_list_is_judged_as_cited(
     assert [s.lead_citations for s in streamed.sentences] == [
         s.lead_citations for s in report.sentences
     ]
+
+
+def test_an_item_cited_by_its_lists_end_is_judged_as_cited(
+    entailing_verifier: Verifier, evidence: list[Evidence]
+) -> None:
+    """Answers also cite a list once at its end, in its last item or on a line after it. The
+    items before went out `uncited`, and a bare name `not_checkworthy`: a wrong one passed as
+    talk. Each item that cites nothing is now judged against what the list's end cites
+    (`lead_citations`), so a name its record never gives is `unsupported`. A list whose other
+    items cite keeps its uncited items as written. Streamed in small pieces, the same."""
+    answer = (
+        "**Sites of CX3CL1 expression:**\n"
+        "- airway smooth muscle\n"
+        "- liver\n"
+        "- airway epithelium [PMID:21366394]\n"
+        "## In asthma\n"
+        "- CX3CL1 expression is increased in airway smooth muscle after allergen challenge.\n"
+        "\n"
+        "[PMID:21366394]\n"
+        "\n"
+        "Other findings:\n"
+        "- Blood group A carries a higher risk of COVID-19 [PMID:5sfojk7y].\n"
+        "- CX3CL1 expression is increased in airway smooth muscle.\n"
+        "- Blood group O carries a lower risk of COVID-19 [PMID:5sfojk7y].\n"
+    )
+    report = entailing_verifier.verify(answer, evidence)
+    label, muscle, liver, closer, heading, finding, line, *rest = report.sentences
+    other, own, uncited, last = rest
+    assert (muscle.verdict, liver.verdict) == (Verdict.NOT_CHECKWORTHY, Verdict.UNSUPPORTED)
+    assert muscle.lead_citations == liver.lead_citations == ("21366394",)
+    assert muscle.citations == () and not liver.checks[0].passed
+    assert closer.lead_citations == () and [c.pmid for c in closer.citations] == ["21366394"]
+    # A clause in a list whose citations stand on a line after it.
+    assert finding.verdict is Verdict.SUPPORTED and finding.lead_citations == ("21366394",)
+    assert {span.pmid for span in finding.evidence} == {"21366394"}
+    assert line.verdict is Verdict.NOT_CHECKWORTHY
+    # Cited item by item: the one uncited item stays uncited.
+    assert uncited.verdict is Verdict.UNCITED and uncited.lead_citations == ()
+    assert (label.lead_citations, heading.lead_citations, other.lead_citations) == ((), (), ())
+    assert own.lead_citations == ()
+    assert last.lead_citations == ()
+    stream = entailing_verifier.stream(evidence)
+    for start in range(0, len(answer), 7):
+        stream.feed(answer[start : start + 7])
+    streamed = stream.finish()
+    assert verdicts(streamed) == verdicts(report)
+    assert [s.lead_citations for s in streamed.sentences] == [
+        s.lead_citations for s in report.sentences
+    ]

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from tests.verifiers.checks.real_text import unsegmented
 from verifiers.errors import UnsegmentedText
 from verifiers.segment import (
+    MAX_HELD_ITEMS,
     SentenceSpan,
     StreamSegmenter,
     require_covered,
@@ -279,3 +280,76 @@ def test_a_streamed_list_keeps_its_lead_and_items_at_every_split() -> None:
             got = stream.feed(LIST_ANSWER[:first]) + stream.feed(LIST_ANSWER[first:second])
             got += stream.feed(LIST_ANSWER[second:]) + stream.flush()
             assert got == whole, (first, second)
+
+
+CITED_AT_THE_END = (
+    "Drugs that lower HbA1c:\n"
+    "- metformin\n"
+    "- insulin. It is given by injection.\n"
+    "- sulfonylureas [PMID:1]\n"
+    "## Cited on a line after the list\n"
+    "- metformin\n"
+    "- insulin\n\n"
+    "[PMID:1] [PMID:2]\n"
+    "## Cited item by item\n"
+    "- metformin [PMID:1]\n"
+    "- insulin\n"
+    "- sulfonylureas [PMID:2]\n"
+    "## Too long to wait for\n"
+    + "".join(f"- drug {n}\n" for n in range(MAX_HELD_ITEMS))
+    + "- drug 99 [PMID:3]\n"
+)
+
+
+def test_a_list_cited_once_at_its_end_lends_its_items_that_citation() -> None:
+    """The uncited items of a list whose only citation is its last item's, or a line of
+    citations right after it, carry that item or line (``closing``); a list cited item by item,
+    or too long for a stream to hold its verdicts back, keeps its items as written."""
+    spans = segment(CITED_AT_THE_END)
+    closings = [(s.text, s.closing) for s in spans if s.closing]
+    assert closings == [
+        ("metformin", "sulfonylureas [PMID:1]"),
+        ("insulin.", "sulfonylureas [PMID:1]"),
+        ("It is given by injection.", "sulfonylureas [PMID:1]"),
+        ("metformin", "[PMID:1] [PMID:2]"),
+        ("insulin", "[PMID:1] [PMID:2]"),
+    ]
+    assert not any(s.closing for s in spans if "drug" in s.text)
+
+
+def test_a_streamed_list_gets_the_same_closings_at_every_split() -> None:
+    """Split anywhere (twice), a stream gives every sentence the same closing as the whole
+    text: an open list's items wait until it ends, and go out then, in order."""
+    whole = segment(CITED_AT_THE_END)
+    for first in range(0, len(CITED_AT_THE_END) + 1, 3):
+        for second in range(first, len(CITED_AT_THE_END) + 1, 11):
+            stream = StreamSegmenter()
+            got = stream.feed(CITED_AT_THE_END[:first])
+            got += stream.feed(CITED_AT_THE_END[first:second])
+            got += stream.feed(CITED_AT_THE_END[second:]) + stream.flush()
+            assert got == whole, (first, second)
+
+
+def test_a_stream_holds_a_lists_items_only_while_it_may_be_cited_at_its_end() -> None:
+    """An open list that cites nothing yet waits for its end; one cited item by item goes out
+    item by item, as does a list past ``MAX_HELD_ITEMS``."""
+    stream = StreamSegmenter()
+    assert stream.feed("Drugs:\n- metformin\n- insulin\n- sulfonylureas [PMID:1]\n- ") == [
+        SentenceSpan("Drugs:", 0, 6)
+    ]
+    released = stream.feed(
+        "acarbose\n\nThey all lower HbA1c. More to come"
+    )  # cited, then not: as is
+    assert [(s.text, s.closing) for s in released] == [
+        ("metformin", ""),
+        ("insulin", ""),
+        ("sulfonylureas [PMID:1]", ""),
+        ("acarbose", ""),
+        ("They all lower HbA1c.", ""),
+    ]
+    stream = StreamSegmenter()
+    done = stream.feed("- metformin [PMID:1]\n- insulin\n- acarbose\n- sulf")
+    assert [s.text for s in done] == ["metformin [PMID:1]", "insulin", "acarbose"]
+    stream = StreamSegmenter()
+    items = "".join(f"- drug {n}\n" for n in range(MAX_HELD_ITEMS + 2))
+    assert len(stream.feed(items)) == MAX_HELD_ITEMS + 1  # the last may still grow

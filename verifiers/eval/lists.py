@@ -8,9 +8,12 @@ that a gold snippet holds, cited to that snippet's document (the evidence per PM
 snippets). Each answer is verified as written, and once more with one name swapped for another
 held-out question's answer that none of its snippets holds.
 
-Figures: of the correct names, the share flagged (``unsupported`` or ``contradicted``), called
-``supported``, and left ``not_checkworthy``; of the swapped names, the share caught (any verdict
-but ``supported`` and ``not_checkworthy``).
+Each answer is written a second way too (``RENDERINGS``): cited once, by its last item, with
+every PMID its names rest on (``- a`` ``- b`` ``- c [PMID:1] [PMID:2]``).
+
+Figures, per rendering: of the correct names, the share flagged (``unsupported`` or
+``contradicted``), called ``supported``, and left ``not_checkworthy``; of the swapped names, the
+share caught (any verdict but ``supported`` and ``not_checkworthy``).
 """
 
 from __future__ import annotations
@@ -49,6 +52,19 @@ class ListItem:
 
 def render(names: Sequence[str], pmids: Sequence[str]) -> str:
     return LABEL + "\n" + "".join(f"- {n} [PMID:{p}]\n" for n, p in zip(names, pmids, strict=True))
+
+
+def render_cited_at_end(names: Sequence[str], pmids: Sequence[str]) -> str:
+    """The list cited once, by its last item: every PMID the names rest on, there."""
+    cites = " ".join(f"[PMID:{p}]" for p in dict.fromkeys(pmids))
+    return LABEL + "\n" + "".join(f"- {n}\n" for n in names[:-1]) + f"- {names[-1]} {cites}\n"
+
+
+# How the answer cites its names: each on its own line, or the list once at its end.
+RENDERINGS: dict[str, Callable[[Sequence[str], Sequence[str]], str]] = {
+    "cited_per_item": render,
+    "cited_at_end": render_cited_at_end,
+}
 
 
 def load_list_items(data: Path, limit: int | None = None, seed: int = 13) -> list[ListItem]:
@@ -145,14 +161,18 @@ def evaluate_lists(
     verify: Verify,
     items: Sequence[ListItem],
     progress: Callable[[int, int], None] | None = None,
+    rendering: str = "cited_per_item",
 ) -> ListMetrics:
+    """Every item verified as written and with its name swapped, in ``rendering`` (one of
+    ``RENDERINGS``)."""
+    written = RENDERINGS[rendering]
     metrics = ListMetrics()
     for done, item in enumerate(items, 1):
         metrics.answers += 1
         wrong = list(item.names)
         wrong[item.swapped] = item.swap
         for names, swapped in ((item.names, None), (tuple(wrong), item.swapped)):
-            sentences = verify(render(names, item.pmids), item.evidence).sentences[1:]
+            sentences = verify(written(names, item.pmids), item.evidence).sentences[1:]
             if len(sentences) != len(names):
                 metrics.misread += 1
                 continue

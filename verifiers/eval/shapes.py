@@ -3,7 +3,8 @@
 ``veriproxy eval answers`` writes every cited sentence one way: ``text [PMID:123].``. Answers
 users meet come as bullet lists (with or without full stops, opened by a label in bold), with
 words in bold, as a table's rows, under markdown headings, with the citation after the full stop
-(``text. [PMID:123]``, ``text.[1]``), opened by an introducer ("Here is what the evidence
+(``text. [PMID:123]``, ``text.[1]``), a list cited once (in the line that introduces it, in
+its last item, or in a line after it), opened by an introducer ("Here is what the evidence
 shows: ..."), a lead-in ("Please note that ...") or talk run on into them ("I'm not a doctor
 but ..."). The words a reader checks are the same, so their verdicts should be too. Each
 held-out answer is verified once per shape; per shape the
@@ -110,6 +111,31 @@ def cited_lead(item: AnswerItem) -> Rendering:
     return intro + text, shifted, [(0, len(intro) - 1)]
 
 
+def cited_last_item(item: AnswerItem) -> Rendering:
+    """``- text.`` one per line, under a line that introduces them, uncited but the last, which
+    cites every record they rest on: "- text [PMID:1] [PMID:2]."."""
+    cites = " ".join(f"[PMID:{pmid}]" for pmid in dict.fromkeys(item.pmids))
+    last = len(item.sentences) - 1
+    intro = "Here is what the evidence shows:\n"
+    text, spans, _ = _render(
+        [
+            _Line("- ", _body(s), f" {cites}." if i == last else ".")
+            for i, s in enumerate(item.sentences)
+        ],
+        joiner="\n",
+    )
+    shifted = [(a + len(intro), b + len(intro)) for a, b in spans]
+    return intro + text, shifted, [(0, len(intro) - 1)]
+
+
+def cited_after_list(item: AnswerItem) -> Rendering:
+    """``- text.`` one per line, uncited, then a blank line and a line that cites every record
+    they rest on: "[PMID:1] [PMID:2]"."""
+    cites = " ".join(f"[PMID:{pmid}]" for pmid in dict.fromkeys(item.pmids))
+    text, spans, _ = _render([_Line("- ", _body(s), ".") for s in item.sentences], joiner="\n")
+    return f"{text}\n\n{cites}", spans, [(len(text) + 2, len(text) + 2 + len(cites))]
+
+
 def bullets_without_full_stop(item: AnswerItem) -> Rendering:
     """``- text [PMID:123]`` one per line, no full stop anywhere (how list items are often
     written)."""
@@ -190,6 +216,8 @@ SHAPES: dict[str, Callable[[AnswerItem], Rendering]] = {
     "bullets": bullets,
     "bullets_without_full_stop": bullets_without_full_stop,
     "cited_lead": cited_lead,
+    "cited_last_item": cited_last_item,
+    "cited_after_list": cited_after_list,
     "bold_labels": bold_labels,
     "bold_words": bold_words,
     "table": table,

@@ -217,7 +217,7 @@ def test_an_answer_whose_only_claim_cites_a_fabricated_pmid_is_at_risk(
     assert report["support"] == pytest.approx(1.0 - report["risk"])
     assert float(response.headers["x-veriproxy-risk"]) >= 0.5
     assert float(response.headers["x-veriproxy-support"]) <= 0.5
-    assert report["schema_version"] == "2.3"
+    assert report["schema_version"] == "2.4"
     recorded = _audit(verifying)[-1]
     assert recorded["risk"] == report["risk"] and recorded["support"] == report["support"]
 
@@ -353,3 +353,22 @@ def test_gate_withholds_a_wrong_dose_written_as_a_list_item(
     assert dose["verdict"] == "contradicted" and dose["action"] in ("block", "redact")
     assert dose["withheld"]  # its words are not in the annotation either
     assert report["status"] in ("blocked", "redacted")
+
+
+def test_a_streamed_list_cited_once_at_its_end_is_verified_item_by_item(
+    verifying: RunningProxy, emulator: RunningEmulator
+) -> None:
+    """A list cited only by its last item: the names before it went out `uncited`, checked
+    against no record. Each is now checked against what the list's end cites: a drug that
+    abstract never names is `unsupported`, with the citation it was read with."""
+    emulator.emulator.reply = (
+        f"{CLEAN}\n\nPatients in the trial were pretreated with:\n"
+        "- ketoprofen\n- ibuprofen [PMID:12442934]\n"
+    )
+    (report,) = _annotations(_stream(verifying, None), "report")
+    ketoprofen, ibuprofen = report["sentences"][-2:]
+    assert ketoprofen["verdict"] == "unsupported", ketoprofen
+    assert ketoprofen["lead_citations"] == ["12442934"] and ketoprofen["citations"] == []
+    failed = [c for c in (ketoprofen["claims"] or [ketoprofen])[0]["checks"] if not c["passed"]]
+    assert any(c["name"] == "entity" and "ketoprofen" in c["detail"] for c in failed), failed
+    assert ibuprofen["lead_citations"] == [] and ibuprofen["verdict"] != "unsupported"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from verifiers.eval.lists import evaluate_lists, load_list_items, render
+from verifiers.eval.lists import evaluate_lists, load_list_items, render, render_cited_at_end
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "lists"
 
@@ -21,6 +21,9 @@ def test_list_items_hold_the_names_their_snippets_hold() -> None:
     for item in items:  # a swap is a name the answer's snippets never hold
         assert all(item.swap.lower() not in e.abstract.lower() for e in item.evidence)
     assert render(["CX3CR1"], ["1"]) == "**Answer:**\n- CX3CR1 [PMID:1]\n"
+    assert render_cited_at_end(["CX3CR1", "CCR7", "WDR5"], ["1", "2", "1"]) == (
+        "**Answer:**\n- CX3CR1\n- CCR7\n- WDR5 [PMID:1] [PMID:2]\n"
+    )
 
 
 def test_a_swapped_name_is_caught_and_the_correct_ones_are_not_flagged(
@@ -33,3 +36,16 @@ def test_a_swapped_name_is_caught_and_the_correct_ones_are_not_flagged(
     assert result["correct_verdicts"] == {"not_checkworthy": 4}
     assert result["swapped_verdicts"] == {"unsupported": 2}
     assert result["swapped_caught_rate"] == 1.0 and result["correct_flagged_rate"] == 0.0
+
+
+def test_a_list_cited_once_at_its_end_is_checked_as_one_cited_item_by_item(
+    entailing_verifier: Any,
+) -> None:
+    """Cited once, by its last item, the names before it are read against that citation: the
+    swapped one is caught. Before 2026-12-07 every name but the last went out
+    `not_checkworthy`, the swapped one included."""
+    items = load_list_items(FIXTURES)
+    result = evaluate_lists(entailing_verifier.verify, items, rendering="cited_at_end").as_dict()
+    assert result["misread"] == 0
+    assert result["correct_verdicts"] == {"not_checkworthy": 4}
+    assert result["swapped_verdicts"] == {"unsupported": 2}
