@@ -13,7 +13,7 @@ import httpx
 import pytest
 import respx
 
-from verifiers import Evidence, Verdict
+from verifiers import Evidence, ResponseReport, Verdict
 from verifiers.config import verifier_config
 from verifiers.engine import Verifier
 from verifiers.nli.llm_judge import LLMJudge
@@ -383,14 +383,7 @@ def test_an_item_cited_by_the_line_introducing_its_list_is_judged_as_cited(
     assert fabricated_lead.verdict is Verdict.INVALID_CITATION
     assert uncited.verdict is Verdict.UNCITED and uncited.lead_citations == ()
     assert lead.lead_citations == ()
-    stream = entailing_verifier.stream(evidence)
-    for start in range(0, len(answer), 5):
-        stream.feed(answer[start : start + 5])
-    streamed = stream.finish()
-    assert verdicts(streamed) == verdicts(report)
-    assert [s.lead_citations for s in streamed.sentences] == [
-        s.lead_citations for s in report.sentences
-    ]
+    _streamed_alike(entailing_verifier, evidence, answer, report, 5)
 
 
 def test_an_item_cited_by_its_lists_end_is_judged_as_cited(
@@ -432,9 +425,17 @@ def test_an_item_cited_by_its_lists_end_is_judged_as_cited(
     assert (label.lead_citations, heading.lead_citations, other.lead_citations) == ((), (), ())
     assert own.lead_citations == ()
     assert last.lead_citations == ()
-    stream = entailing_verifier.stream(evidence)
-    for start in range(0, len(answer), 7):
-        stream.feed(answer[start : start + 7])
+    _streamed_alike(entailing_verifier, evidence, answer, report, 7)
+
+
+def _streamed_alike(
+    verifier: Verifier, evidence: list[Evidence], answer: str, report: ResponseReport, size: int
+) -> None:
+    """Streamed in pieces of ``size`` characters, ``answer`` gets the verdicts and list
+    citations of ``report`` (the whole answer's)."""
+    stream = verifier.stream(evidence)
+    for start in range(0, len(answer), size):
+        stream.feed(answer[start : start + size])
     streamed = stream.finish()
     assert verdicts(streamed) == verdicts(report)
     assert [s.lead_citations for s in streamed.sentences] == [
