@@ -87,51 +87,55 @@ def numbered_after_full_stop(item: AnswerItem) -> Rendering:
     )
 
 
-def bullets(item: AnswerItem) -> Rendering:
-    """``- text [PMID:123].`` one per line, under a line that introduces them."""
-    intro = "Here is what the evidence shows:\n"
-    text, spans, _ = _render(
-        [_Line("- ", _body(s), f" {_cited(item, i)}.") for i, s in enumerate(item.sentences)],
-        joiner="\n",
-    )
+_INTRO = "Here is what the evidence shows"
+
+
+def _every_record(item: AnswerItem) -> str:
+    """Citations of every record the answer rests on, once each: "[PMID:1] [PMID:2]"."""
+    return " ".join(f"[PMID:{pmid}]" for pmid in dict.fromkeys(item.pmids))
+
+
+def _introduced(intro: str, lines: Sequence[_Line]) -> Rendering:
+    """``lines`` as list items, one per line, under the line ``intro`` (a label line)."""
+    intro += "\n"
+    text, spans, _ = _render(lines, joiner="\n")
     shifted = [(a + len(intro), b + len(intro)) for a, b in spans]
     return intro + text, shifted, [(0, len(intro) - 1)]
+
+
+def bullets(item: AnswerItem) -> Rendering:
+    """``- text [PMID:123].`` one per line, under a line that introduces them."""
+    return _introduced(
+        f"{_INTRO}:",
+        [_Line("- ", _body(s), f" {_cited(item, i)}.") for i, s in enumerate(item.sentences)],
+    )
 
 
 def cited_lead(item: AnswerItem) -> Rendering:
     """``- text.`` one per line, uncited, under a line that cites every record they rest on:
     "Here is what the evidence shows [PMID:1] [PMID:2]:"."""
-    cites = " ".join(f"[PMID:{pmid}]" for pmid in dict.fromkeys(item.pmids))
-    intro = f"Here is what the evidence shows {cites}:\n"
-    text, spans, _ = _render(
-        [_Line("- ", _body(s), ".") for s in item.sentences],
-        joiner="\n",
+    return _introduced(
+        f"{_INTRO} {_every_record(item)}:", [_Line("- ", _body(s), ".") for s in item.sentences]
     )
-    shifted = [(a + len(intro), b + len(intro)) for a, b in spans]
-    return intro + text, shifted, [(0, len(intro) - 1)]
 
 
 def cited_last_item(item: AnswerItem) -> Rendering:
     """``- text.`` one per line, under a line that introduces them, uncited but the last, which
     cites every record they rest on: "- text [PMID:1] [PMID:2]."."""
-    cites = " ".join(f"[PMID:{pmid}]" for pmid in dict.fromkeys(item.pmids))
     last = len(item.sentences) - 1
-    intro = "Here is what the evidence shows:\n"
-    text, spans, _ = _render(
+    return _introduced(
+        f"{_INTRO}:",
         [
-            _Line("- ", _body(s), f" {cites}." if i == last else ".")
+            _Line("- ", _body(s), f" {_every_record(item)}." if i == last else ".")
             for i, s in enumerate(item.sentences)
         ],
-        joiner="\n",
     )
-    shifted = [(a + len(intro), b + len(intro)) for a, b in spans]
-    return intro + text, shifted, [(0, len(intro) - 1)]
 
 
 def cited_after_list(item: AnswerItem) -> Rendering:
     """``- text.`` one per line, uncited, then a blank line and a line that cites every record
     they rest on: "[PMID:1] [PMID:2]"."""
-    cites = " ".join(f"[PMID:{pmid}]" for pmid in dict.fromkeys(item.pmids))
+    cites = _every_record(item)
     text, spans, _ = _render([_Line("- ", _body(s), ".") for s in item.sentences], joiner="\n")
     return f"{text}\n\n{cites}", spans, [(len(text) + 2, len(text) + 2 + len(cites))]
 
