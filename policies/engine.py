@@ -233,7 +233,7 @@ def sentence_matches(when: SentenceWhen, sentence: SentenceAnnotation) -> bool:
         if sentence.citations:
             all_valid = all(c.valid for c in sentence.citations)
         elif sentence.lead_citations:
-            all_valid = True  # a list's lead lends its item only the valid records it cites
+            all_valid = True  # a list or paragraph lends a sentence only the valid records it cites
         else:
             return False
         if all_valid is not when.citation_valid:

@@ -23,7 +23,9 @@ from typing import Any
 # 2.2: ``premise`` may be ``quote_and_window``.
 # 2.3: ``SentenceAnnotation.lead_citations``: a list item cited by the line introducing its list.
 # 2.4: ``lead_citations`` also of an item whose list is cited once at its end.
-SCHEMA_VERSION = "2.4"
+# 2.5: ``lead_citations`` also of a sentence whose paragraph (or list item) is cited once at its
+# end.
+SCHEMA_VERSION = "2.5"
 
 
 class Verdict(StrEnum):
@@ -263,8 +265,10 @@ class SentenceAnnotation:
     quotes: tuple[QuoteCheck, ...] = ()
     # What its claims were judged against; None when no model judged it.
     premise: Premise | None = None
-    # A list item that cites nothing itself, under a line that does ("Key findings [PMID:1]:"):
-    # the PMIDs that line cites (valid ones only), which the item was judged against as cited.
+    # A sentence that cites nothing itself, lent the citations of the line introducing its list
+    # ("Key findings [PMID:1]:"), else of its list's or paragraph's end when only that cites
+    # ("- metformin" "- insulin [PMID:1]", "Metformin is first-line. It lowers glucose
+    # [PMID:1]."): those PMIDs (valid ones only), which it was judged against as cited.
     lead_citations: tuple[str, ...] = ()
 
 

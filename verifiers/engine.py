@@ -418,10 +418,12 @@ class Verifier:
             citations = _with_stripped(parse_citations(span.text, ids), span.start, stripped)
             quotes = _check_quotes(citations, by_id, evidence)
             in_lead = _in_lead(span, ids)
-            from_lead = () if citations else _list_citations(span, in_lead, ids)
+            from_lead = () if citations else _lent_citations(span, in_lead, ids)
+            said = strip_citations(span.text, citations)
+            if from_lead and not span.list_item and not is_checkworthy(said, span.heading):
+                from_lead = ()  # a paragraph's citation at its end is for its findings, not talk
             named_here = [c.pmid for c in citations if c.valid]
             cited = tuple(dict.fromkeys(by_id[pmid] for pmid in named_here or from_lead))
-            said = strip_citations(span.text, citations)
             lead = _list_lead(span, said, in_lead, labels=not (citations or from_lead))
             term = bare_term(said) if not lead and span.list_item and cited else None
             if term or (not lead and not is_checkworthy(said, span.heading)):
@@ -954,7 +956,9 @@ class VerificationStream:
     ) -> None:
         self._verifier = verifier
         self._evidence = tuple(evidence)
-        self._segmenter = StreamSegmenter(max_sentence_chars)
+        # With no evidence a citation lends nothing: no sentence waits for its list's or
+        # paragraph's end.
+        self._segmenter = StreamSegmenter(max_sentence_chars, closings=bool(self._evidence))
         self._sentences: list[SentenceAnnotation] = []
         self._timer = _Timer()
         self._started = time.perf_counter()
@@ -1143,19 +1147,18 @@ def _unnamed(outcome: ClaimJudgement, failed: CheckResult) -> ClaimJudgement:
 
 def _in_lead(span: SentenceSpan, ids: Sequence[str]) -> tuple[Citation, ...]:
     """The citations of the line that introduced a list item's list (none for a sentence
-    outside a list), parsed once for ``_list_citations`` and ``_list_lead``."""
+    outside a list), parsed once for ``_lent_citations`` and ``_list_lead``."""
     return parse_citations(span.lead, ids) if span.lead else ()
 
 
-def _list_citations(
+def _lent_citations(
     span: SentenceSpan, in_lead: Sequence[Citation], ids: Sequence[str]
 ) -> tuple[str, ...]:
-    """The PMIDs a list item that cites nothing itself is judged against, as cited: those the
+    """The PMIDs a sentence that cites nothing itself is judged against, as cited: those the
     line introducing its list cites validly ("Key findings of the trial [PMID:1]:"), else those
-    its list cites once at its end (``SentenceSpan.closing``: "- metformin\n- insulin
-    [PMID:1]"). References never given lend nothing: the item is uncited."""
-    if not span.list_item:
-        return ()
+    its list or paragraph cites once at its end (``SentenceSpan.closing``: "- metformin\n-
+    insulin [PMID:1]", "Metformin is first-line. It lowers glucose [PMID:1]."). References
+    never given lend nothing: the sentence is uncited."""
     cited = [c for c in in_lead if c.valid] or [
         c for c in parse_citations(span.closing, ids) if c.valid
     ]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from functools import lru_cache
@@ -111,9 +111,11 @@ class SentenceSpan:
     markdown heading (``## Key findings``), whose marker is not in the span. ``list_item``: it
     is in a list item; ``lead``: the line that introduced that list ("The core subunits are:"),
     which completes an item that is no clause of its own ("- WDR5 [PMID:1]"). ``closing``: for
-    an item that cites nothing, in a list cited once at its end (its last item is the only one
-    that cites, or no item does and a line of citations follows it), that last item or line,
-    whose citations the item is read with."""
+    a sentence that cites nothing, in a list or a paragraph cited once at its end (its last
+    sentence is the only one that cites, or none does and a line of citations follows it), that
+    last sentence or line, whose citations the sentence is read with (``with_closings``).
+    ``block``: where the markdown block holding it starts (its paragraph, list item, heading or
+    table row), an offset into the text."""
 
     text: str
     start: int
@@ -122,6 +124,7 @@ class SentenceSpan:
     list_item: bool = False
     lead: str = ""
     closing: str = ""
+    block: int = 0
 
 
 def words_outside(
@@ -175,18 +178,23 @@ def without_surrogates(text: str) -> str:
 def segment(text: str) -> list[SentenceSpan]:
     """Split ``text`` into sentences; offsets index into ``text``, whitespace is trimmed.
     Time is linear in the text's length (long blocks are segmented in pieces)."""
-    return with_list_closings(with_list_leads(_segmented(text, _Block.PROSE))[0])
+    return with_closings(with_list_leads(_segmented(text, _Block.PROSE))[0])
 
 
 def _segmented(text: str, opening: _Block) -> list[SentenceSpan]:
-    """``segment`` without the list leads; ``opening``: the kind of a first block that opens
-    with no marker (a stream's text goes on in the block its last sentence was in)."""
+    """``segment`` without the list leads and closings; ``opening``: the kind of a first block
+    that opens with no marker (a stream's text goes on in the block its last sentence was in)."""
     spans: list[SentenceSpan] = []
-    for block_start, block_end, kind in _blocks(text, opening):
+    for block, block_start, block_end, kind in _blocks(text, opening):
         for start, end in _pieces(text, block_start, block_end):
             for span in _segment_block(text, start, end):
                 spans.append(
-                    replace(span, heading=kind is _Block.HEADING, list_item=kind is _Block.ITEM)
+                    replace(
+                        span,
+                        heading=kind is _Block.HEADING,
+                        list_item=kind is _Block.ITEM,
+                        block=block,
+                    )
                 )
     return spans
 
@@ -209,37 +217,68 @@ def with_list_leads(
     return led, lead
 
 
-def with_list_closings(
-    spans: Sequence[SentenceSpan], continued: bool = False
+def with_closings(
+    spans: Sequence[SentenceSpan],
+    *,
+    continued: bool = False,
+    continued_block: bool = False,
+    following: SentenceSpan | None = None,
 ) -> list[SentenceSpan]:
-    """``spans`` with ``closing`` set on the uncited items of each list cited once at its end
-    ("- metformin\n- insulin [PMID:1]", or the items and then "[PMID:1]" on a line of its own):
-    a reader takes that citation for the whole list. A list whose other items cite keeps its
-    items as written (each cites what it cites, or nothing), and so does one too long to wait
-    for in a stream (``MAX_HELD_ITEMS``, ``MAX_HELD_CHARS``). Every run of items in ``spans`` has
-    ended; ``continued``: the first one goes on a list whose first items went out before (a
-    stream's, too long or cited item by item), and stays as written."""
+    """``spans`` with ``closing`` set on the sentences that cite nothing, in each list or block
+    (a paragraph, a list item) cited once at its end ("- metformin\n- insulin [PMID:1]",
+    "Metformin is first-line. It lowers glucose [PMID:1].", or the list or paragraph and then
+    "[PMID:1]" on a line of its own): a reader takes that citation for all of it. One whose other
+    sentences cite keeps them as written (each cites what it cites, or nothing), and so does one
+    too long to wait for in a stream (``MAX_HELD_ITEMS``, ``MAX_HELD_CHARS``). Every list and
+    block in ``spans`` has ended; ``following``: the sentence after them, if known.
+    ``continued`` (``continued_block``): the first list (block) goes on one whose first
+    sentences went out before (a stream's, too long or cited sentence by sentence), and stays
+    as written."""
     out = list(spans)
-    start = 0
-    while start < len(out):
-        if not out[start].list_item:
-            start += 1
-            continue
-        end = start
-        while end < len(out) and out[end].list_item:
-            end += 1
-        after = out[end] if end < len(out) else None
-        closer = "" if continued and start == 0 else _closer(out[start:end], after)
-        for i in range(start, end):
-            if closer and not _CITES.search(out[i].text):
-                out[i] = replace(out[i], closing=closer)
-        start = end
+    passes = ((_list_runs(out), continued, False), (_block_runs(out), continued_block, True))
+    for runs, goes_on, blocks in passes:
+        for start, end in runs:
+            after = out[end] if end < len(out) else following
+            if blocks and out[start].list_item:
+                after = None  # a line of citations after an item cites its list, if anything
+            closer = "" if goes_on and start == 0 else _closer(out[start:end], after)
+            for i in range(start, end):
+                if closer and not out[i].closing and not _CITES.search(out[i].text):
+                    out[i] = replace(out[i], closing=closer)
     return out
 
 
+def _list_runs(spans: Sequence[SentenceSpan]) -> list[tuple[int, int]]:
+    """The (start, end) indexes of each run of list items in ``spans``."""
+    return _runs(spans, lambda span: span.list_item, lambda a, b: True)
+
+
+def _block_runs(spans: Sequence[SentenceSpan]) -> list[tuple[int, int]]:
+    """The (start, end) indexes of each run of sentences of one block in ``spans``, headings
+    (and a table's header row) aside."""
+    return _runs(spans, lambda span: not span.heading, lambda a, b: a.block == b.block)
+
+
+def _runs(
+    spans: Sequence[SentenceSpan],
+    member: Callable[[SentenceSpan], bool],
+    together: Callable[[SentenceSpan, SentenceSpan], bool],
+) -> list[tuple[int, int]]:
+    runs: list[tuple[int, int]] = []
+    for i, span in enumerate(spans):
+        if not member(span):
+            continue
+        if runs and runs[-1][1] == i and together(spans[i - 1], span):
+            runs[-1] = (runs[-1][0], i + 1)
+        else:
+            runs.append((i, i + 1))
+    return runs
+
+
 def _closer(items: Sequence[SentenceSpan], after: SentenceSpan | None) -> str:
-    """The text that cites the ended list ``items`` once at its end, if it is so cited: its
-    last item, the only one that cites, or the line of citations ``after`` it where none does."""
+    """The text that cites the ended list or block ``items`` once at its end, if it is so
+    cited: its last sentence, the only one that cites, or the line of citations ``after`` it
+    where none does."""
     if not _may_be_cited_at_end(items):
         return ""
     if _CITES.search(items[-1].text):
@@ -248,9 +287,9 @@ def _closer(items: Sequence[SentenceSpan], after: SentenceSpan | None) -> str:
 
 
 def _may_be_cited_at_end(items: Sequence[SentenceSpan]) -> bool:
-    """Whether the list ``items`` (all of it, or the first items of a stream's open list) is,
-    or may yet turn out, cited once at its end: no item but perhaps its last cites, and it is
-    short enough to wait for."""
+    """Whether the list or block ``items`` (all of it, or the first sentences of a stream's
+    open one) is, or may yet turn out, cited once at its end: no sentence but perhaps its last
+    cites, and it is short enough to wait for."""
     if len(items) > MAX_HELD_ITEMS or items[-1].end - items[0].start > MAX_HELD_CHARS:
         return False
     citing = [i for i, item in enumerate(items) if _CITES.search(item.text)]
@@ -274,9 +313,10 @@ def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return pieces
 
 
-def _blocks(text: str, opening: _Block) -> list[tuple[int, int, _Block]]:
-    """Markdown-aware blocks as (start, end, kind) with any list/heading marker skipped;
-    ``opening``: the kind of the first block if it has no marker."""
+def _blocks(text: str, opening: _Block) -> list[tuple[int, int, int, _Block]]:
+    """Markdown-aware blocks as (block, start, end, kind): where the block starts, and its
+    text's bounds with any list/heading marker skipped; ``opening``: the kind of the first
+    block if it has no marker."""
     cuts = [0]
     pos = 0
     after_heading = False  # a heading is one line: the line after it starts a block
@@ -284,11 +324,14 @@ def _blocks(text: str, opening: _Block) -> list[tuple[int, int, _Block]]:
         marker = _BLOCK_MARKER.match(line)
         if pos and (not line.strip() or marker or after_heading):
             cuts.append(pos)
-        after_heading = marker is not None and marker.group().lstrip().startswith("#")
+        after_heading = (marker is not None and marker.group().lstrip().startswith("#")) or (
+            pos == 0 and opening is _Block.HEADING  # the rest of a stream's heading line
+        )
         pos += len(line)
     cuts.append(len(text))
-    blocks: list[tuple[int, int, _Block]] = []
-    for start, end in itertools.pairwise(cuts):
+    blocks: list[tuple[int, int, int, _Block]] = []
+    for block, end in itertools.pairwise(cuts):
+        start = block
         marker = _BLOCK_MARKER.match(text, start, end)
         opener = marker.group().strip() if marker is not None else ""
         kind = opening if start == 0 else _Block.PROSE
@@ -301,7 +344,7 @@ def _blocks(text: str, opening: _Block) -> list[tuple[int, int, _Block]]:
         if marker:
             start = marker.end()
         if text[start:end].strip():
-            blocks.append((start, end, kind))
+            blocks.append((block, start, end, kind))
     return blocks
 
 
@@ -416,20 +459,29 @@ class StreamSegmenter:
     """Incremental segmentation of a growing text (an LLM stream).
 
     ``feed(delta)`` returns only the sentences that are surely complete: those followed by enough
-    text that no later delta can move their boundary. ``flush()`` returns the rest at the end.
-    Offsets are into the whole text fed so far.
+    text that no later delta can move their boundary, and not in a list or block that may still
+    be cited once at its end (``SentenceSpan.closing``). ``flush()`` returns the rest at the end.
+    Offsets are into the whole text fed so far. ``closings=False``: a sentence goes out as soon
+    as it is complete, without its closing (where there is no evidence, a citation lends
+    nothing, so there is nothing to wait for).
     """
 
-    def __init__(self, max_sentence_chars: int = MAX_SENTENCE_CHARS) -> None:
+    def __init__(
+        self, max_sentence_chars: int = MAX_SENTENCE_CHARS, *, closings: bool = True
+    ) -> None:
         self._text = ""
         self._done = 0  # offset up to which sentences were emitted
         self._max = max_sentence_chars
+        self._closings = closings
         self._lead = ""  # the line that introduced the list the stream is in (``with_list_leads``)
-        self._in_item = False  # the last sentence segmented is in a list item
-        # The open list's items, held until it ends (``with_list_closings``) ...
+        self._opening = _Block.PROSE  # the kind of block the last sentence segmented is in
+        self._block = 0  # the block the last sentence segmented is in (``SentenceSpan.block``)
+        # The open list's items, or else the open block's sentences, held until it ends
+        # (``with_closings``) ...
         self._held: list[SentenceSpan] = []
-        # ... unless it cannot be cited once at its end: its items then go out as they come.
+        # ... unless it cannot be cited once at its end: they then go out as they come.
         self._passing = False
+        self._passing_block: int | None = None  # the block of such sentences, if any
 
     @property
     def text(self) -> str:
@@ -452,39 +504,86 @@ class StreamSegmenter:
             ready = ready[:-1]
         if ready:
             self._done = ready[-1].end
-        return self._emit(ready)
+        return self._emit(ready, upcoming=spans[len(ready)])
 
     def flush(self) -> list[SentenceSpan]:
         spans = self._pending()
         self._done = len(self._text)
         return self._emit(spans, final=True)
 
-    def _emit(self, spans: list[SentenceSpan], final: bool = False) -> list[SentenceSpan]:
+    def _emit(
+        self,
+        spans: list[SentenceSpan],
+        final: bool = False,
+        upcoming: SentenceSpan | None = None,
+    ) -> list[SentenceSpan]:
         """``spans`` with their list leads, read on from the sentences segmented before them,
-        and their list closings: an open list's items wait for its end while it may be cited
-        there (the text itself is not held: only these sentences' verdicts wait)."""
+        and their closings: an open list's items, or else an open block's sentences, wait for
+        its end while it may be cited there (the text itself is not held: only these
+        sentences' verdicts wait). ``upcoming``: the sentence after them, not complete yet; in
+        another block, it ends the last one (a block, once cut, stays cut)."""
         led, self._lead = with_list_leads(spans, self._lead)
         if led:
-            self._in_item = led[-1].list_item
+            self._opening = _kind(led[-1])
+            self._block = led[-1].block
         pending = self._held + led
-        open_from = len(pending)
-        while not final and open_from and pending[open_from - 1].list_item:
-            open_from -= 1
+        if not pending or not self._closings:
+            return pending
+        list_from = block_from = len(pending)
+        if not final:
+            last = pending[-1]
+            while list_from and pending[list_from - 1].list_item:
+                list_from -= 1
+            while (
+                block_from
+                and not pending[block_from - 1].heading
+                and pending[block_from - 1].block == last.block
+            ):
+                block_from -= 1
         continued = self._passing
-        if open_from < len(pending) and (
-            (self._passing and open_from == 0) or not _may_be_cited_at_end(pending[open_from:])
-        ):
-            open_from, self._passing = len(pending), True  # the open list goes out as it comes
-        elif open_from:
-            self._passing = False  # any list still open started after the last one ended
-        self._held = pending[open_from:]
-        return with_list_closings(pending[:open_from], continued)
+        continued_block = pending[0].block == self._passing_block and not pending[0].heading
+        block_ended = upcoming is not None and upcoming.block != pending[-1].block
+        held_from = len(pending)
+        if self._may_hold(list_from, pending, continued):
+            held_from = list_from
+        elif self._may_hold(block_from, pending, continued_block, ended=block_ended):
+            held_from = block_from
+        # An open list or block some of whose sentences go out now, or went out before, is
+        # passing: its later sentences go out as written.
+        self._passing = held_from > list_from or (continued and list_from == 0)
+        going_on = held_from > block_from or (continued_block and block_from == 0)
+        self._passing_block = pending[-1].block if going_on else None
+        self._held = pending[held_from:]
+        following = pending[held_from] if self._held else None
+        return with_closings(
+            pending[:held_from],
+            continued=continued,
+            continued_block=continued_block,
+            following=following,
+        )
+
+    @staticmethod
+    def _may_hold(
+        first: int, pending: Sequence[SentenceSpan], passing: bool, *, ended: bool = False
+    ) -> bool:
+        """Whether the open list or block ``pending[first:]`` may wait for its end: it is open,
+        none of it went out before (``passing``), and it may still be cited at its end; one
+        known to have ``ended`` waits only for a line of citations after it."""
+        if first == len(pending) or (passing and first == 0):
+            return False
+        run = pending[first:]
+        if not _may_be_cited_at_end(run):
+            return False
+        # Ended, it waits only for a line of citations after it: a paragraph that cites nothing.
+        return not ended or not (run[0].list_item or any(_CITES.search(s.text) for s in run))
 
     def _overlong(self) -> list[SentenceSpan]:
         """The open text is longer than a sentence may be: emit what segments as complete, and
         the first ``max`` characters of the rest as one sentence, cut at a space if it has one."""
         spans = self._pending()
         ready = spans[:-1]
+        # The pieces stay in the open sentence's block (a paragraph, a list item, a heading).
+        open_span = spans[-1] if spans else SentenceSpan("", 0, 0, block=self._block)
         start = ready[-1].end if ready else self._done
         while len(self._text) - start > self._max:
             limit = start + self._max
@@ -493,15 +592,28 @@ class StreamSegmenter:
             piece = self._text[start:cut]
             lead = len(piece) - len(piece.lstrip())
             if piece.strip():
-                ready.append(SentenceSpan(piece.strip(), start + lead, start + len(piece.rstrip())))
+                end = start + len(piece.rstrip())
+                ready.append(replace(open_span, text=piece.strip(), start=start + lead, end=end))
             start = cut
         self._done = start
         return self._emit(ready)
 
     def _pending(self) -> list[SentenceSpan]:
         tail = self._text[self._done :]
-        opening = _Block.ITEM if self._in_item else _Block.PROSE
+        # The tail's first block, from its first character, goes on the last sentence's.
         return [
-            replace(s, start=s.start + self._done, end=s.end + self._done)
-            for s in _segmented(tail, opening)
+            replace(
+                s,
+                start=s.start + self._done,
+                end=s.end + self._done,
+                block=s.block + self._done if s.block else self._block,
+            )
+            for s in _segmented(tail, self._opening)
         ]
+
+
+def _kind(span: SentenceSpan) -> _Block:
+    """The kind of block ``span`` is in."""
+    if span.heading:
+        return _Block.HEADING
+    return _Block.ITEM if span.list_item else _Block.PROSE

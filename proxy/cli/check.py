@@ -246,7 +246,7 @@ def render(report: DecidedReport, *, colour: bool) -> Iterator[str]:
 def _details(sentence: SentenceAnnotation) -> Iterator[str]:
     if sentence.lead_citations:
         pmids = ", ".join(sentence.lead_citations)
-        yield f"    cited by the line introducing its list: PMID {pmids}"
+        yield f"    cited where its list or paragraph is cited once: PMID {pmids}"
     for citation in sentence.citations:
         if not citation.valid:
             yield f"    ! {citation.raw}: PMID {citation.pmid} is not among the evidence"

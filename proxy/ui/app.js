@@ -382,7 +382,7 @@
     }
     const fromLead = ann.lead_citations || [];
     if (!citations.length && fromLead.length) {
-      body.push(el("h4", { textContent: "Citations (of the line introducing its list)" }));
+      body.push(el("h4", { textContent: "Citations (lent by its list or paragraph: where it is cited once)" }));
       body.push(el("ul", {}, ...fromLead.map((pmid) => el("li", {}, pmidLink(pmid), " — judged against it as cited"))));
     }
     const quotes = ann.quotes || [];

@@ -428,6 +428,49 @@ def test_an_item_cited_by_its_lists_end_is_judged_as_cited(
     _streamed_alike(entailing_verifier, evidence, answer, report, 7)
 
 
+def test_a_sentence_cited_by_its_paragraphs_end_is_judged_as_cited(
+    entailing_verifier: Verifier, evidence: list[Evidence]
+) -> None:
+    """Answers cite a paragraph once too, in its last sentence or on a line after it: the
+    sentences before went out `uncited`. Each check-worthy one is now judged against what the
+    paragraph's end cites (`lead_citations`); talk is lent nothing, and a paragraph whose other
+    sentences cite keeps its uncited sentence as written. Streamed in small pieces, the same."""
+    answer = (
+        "Great question. CX3CL1 expression is increased in airway smooth muscle after allergen "
+        "challenge. It is also increased in the airway epithelium [PMID:21366394].\n"
+        "\n"
+        "Blood group A carries a higher risk of COVID-19. Blood group O carries a lower risk.\n"
+        "\n"
+        "[PMID:5sfojk7y]\n"
+        "\n"
+        "Blood group A carries a higher risk of COVID-19 [PMID:5sfojk7y]. CX3CL1 expression is "
+        "increased in airway smooth muscle. Blood group O carries a lower risk [PMID:5sfojk7y].\n"
+    )
+    report = entailing_verifier.verify(answer, evidence)
+    talk, finding, closer, group_a, group_o, line, own, uncited, last = report.sentences
+    assert talk.verdict is Verdict.NOT_CHECKWORTHY and talk.lead_citations == ()
+    assert finding.verdict is Verdict.SUPPORTED and finding.lead_citations == ("21366394",)
+    assert finding.citations == () and {span.pmid for span in finding.evidence} == {"21366394"}
+    assert closer.lead_citations == () and [c.pmid for c in closer.citations] == ["21366394"]
+    for sentence in (group_a, group_o):
+        assert sentence.verdict is Verdict.SUPPORTED and sentence.lead_citations == ("5sfojk7y",)
+    assert line.verdict is Verdict.NOT_CHECKWORTHY
+    assert uncited.verdict is Verdict.UNCITED and uncited.lead_citations == ()
+    assert own.lead_citations == last.lead_citations == ()
+    _streamed_alike(entailing_verifier, evidence, answer, report, 7)
+
+
+def test_with_no_evidence_no_sentence_waits_for_its_paragraphs_end(
+    entailing_verifier: Verifier, evidence: list[Evidence]
+) -> None:
+    """A paragraph that may yet be cited at its end holds its sentences' verdicts back; with no
+    evidence a citation lends nothing, so each sentence is verified as soon as it is complete."""
+    text = "CX3CL1 is increased in asthma. It is also increased in the epithelium. It is"
+    assert entailing_verifier.stream(evidence).feed(text) == []
+    verified = entailing_verifier.stream([]).feed(text)
+    assert [s.verdict for s in verified] == [Verdict.UNCITED] * 2
+
+
 def _streamed_alike(
     verifier: Verifier, evidence: list[Evidence], answer: str, report: ResponseReport, size: int
 ) -> None:

@@ -232,7 +232,7 @@ def test_streaming_matches_offline_for_any_chunking(sizes: list[int]) -> None:
 
 
 def test_stream_holds_back_an_unfinished_sentence() -> None:
-    stream = StreamSegmenter()
+    stream = StreamSegmenter(closings=False)  # no wait for a citation at the paragraph's end
     assert stream.feed("The dose was 2.") == []
     assert stream.feed("5 mg daily. The") == []  # "The" alone cannot settle the boundary
     done = stream.feed(" effect was large.")
@@ -317,17 +317,72 @@ def test_a_list_cited_once_at_its_end_lends_its_items_that_citation() -> None:
     assert not any(s.closing for s in spans if "drug" in s.text)
 
 
-def test_a_streamed_list_gets_the_same_closings_at_every_split() -> None:
-    """Split anywhere (twice), a stream gives every sentence the same closing as the whole
-    text: an open list's items wait until it ends, and go out then, in order."""
-    whole = segment(CITED_AT_THE_END)
-    for first in range(0, len(CITED_AT_THE_END) + 1, 3):
-        for second in range(first, len(CITED_AT_THE_END) + 1, 11):
+CITED_PARAGRAPHS = (
+    "Metformin is first-line. It lowers hepatic glucose output [PMID:1].\n\n"
+    "Insulin is given by injection. It can cause hypoglycaemia.\n\n"
+    "[PMID:2] [PMID:3]\n\n"
+    "Sulfonylureas raise insulin release. They cause weight gain.\n"
+    "[PMID:3]\n"
+    "## Cited sentence by sentence\n"
+    "Acarbose slows digestion [PMID:1]. It causes flatulence. It is taken with meals [PMID:2].\n"
+    "- SGLT2 inhibitors cause glycosuria. They lower weight [PMID:4]\n"
+    "- GLP-1 agonists slow gastric emptying [PMID:5]\n\n"
+    "Great question. Statins lower LDL [PMID:6].\n"
+    "## Too long to wait for\n"
+    + "".join(f"Drug {n} lowers glucose. " for n in range(MAX_HELD_ITEMS))
+    + "Drug 99 lowers glucose [PMID:7].\n"
+)
+
+
+def test_a_paragraph_cited_once_at_its_end_lends_its_sentences_that_citation() -> None:
+    """The uncited sentences of a paragraph (or of one list item) whose only citation is its
+    last sentence's, or a line of citations after it, carry that sentence or line; a paragraph
+    cited sentence by sentence, or too long to wait for, keeps its sentences as written."""
+    spans = segment(CITED_PARAGRAPHS)
+    closings = [(s.text, s.closing) for s in spans if s.closing]
+    assert closings == [
+        ("Metformin is first-line.", "It lowers hepatic glucose output [PMID:1]."),
+        ("Insulin is given by injection.", "[PMID:2] [PMID:3]"),
+        ("It can cause hypoglycaemia.", "[PMID:2] [PMID:3]"),
+        ("Sulfonylureas raise insulin release.", "[PMID:3]"),
+        ("They cause weight gain.", "[PMID:3]"),
+        ("SGLT2 inhibitors cause glycosuria.", "They lower weight [PMID:4]"),
+        ("Great question.", "Statins lower LDL [PMID:6]."),
+    ]
+    assert len({s.block for s in spans if s.text.startswith("Drug ")}) == 1
+    assert [s.block for s in spans[:2]] == [0, 0]
+
+
+@pytest.mark.parametrize("text", [CITED_AT_THE_END, CITED_PARAGRAPHS], ids=["list", "paragraph"])
+def test_a_stream_gives_the_same_closings_at_every_split(text: str) -> None:
+    """Split anywhere (twice), a stream gives every sentence the same closing and block as the
+    whole text: an open list's items, or an open paragraph's sentences, wait until it ends, and
+    go out then, in order."""
+    whole = segment(text)
+    for first in range(0, len(text) + 1, 3):
+        for second in range(first, len(text) + 1, 11):
             stream = StreamSegmenter()
-            got = stream.feed(CITED_AT_THE_END[:first])
-            got += stream.feed(CITED_AT_THE_END[first:second])
-            got += stream.feed(CITED_AT_THE_END[second:]) + stream.flush()
+            got = stream.feed(text[:first]) + stream.feed(text[first:second])
+            got += stream.feed(text[second:]) + stream.flush()
             assert got == whole, (first, second)
+
+
+def test_a_stream_holds_a_paragraph_only_while_it_may_be_cited_at_its_end() -> None:
+    """An open paragraph that cites nothing yet waits; one whose sentence cites before its last
+    goes out sentence by sentence, and so does every sentence with ``closings=False``."""
+    stream = StreamSegmenter()
+    assert stream.feed("Metformin is first-line. It lowers glucose. It is ch") == []
+    assert [s.text for s in stream.feed("eap [PMID:1]. It is old. It is s")] == [
+        "Metformin is first-line.",
+        "It lowers glucose.",
+        "It is cheap [PMID:1].",
+        "It is old.",
+    ]
+    stream = StreamSegmenter(closings=False)
+    assert [s.text for s in stream.feed("Metformin is first-line. It lowers glucose. It is")] == [
+        "Metformin is first-line.",
+        "It lowers glucose.",
+    ]
 
 
 def test_a_stream_holds_a_lists_items_only_while_it_may_be_cited_at_its_end() -> None:
@@ -345,7 +400,10 @@ def test_a_stream_holds_a_lists_items_only_while_it_may_be_cited_at_its_end() ->
         ("insulin", ""),
         ("sulfonylureas [PMID:1]", ""),
         ("acarbose", ""),
-        ("They all lower HbA1c.", ""),
+    ]  # the paragraph after the list waits: it may yet be cited at its end
+    assert [(s.text, s.closing) for s in stream.feed(" [PMID:2].\n\nNext one. And so")] == [
+        ("They all lower HbA1c.", "More to come [PMID:2]."),
+        ("More to come [PMID:2].", ""),
     ]
     stream = StreamSegmenter()
     done = stream.feed("- metformin [PMID:1]\n- insulin\n- acarbose\n- sulf")
@@ -353,3 +411,13 @@ def test_a_stream_holds_a_lists_items_only_while_it_may_be_cited_at_its_end() ->
     stream = StreamSegmenter()
     items = "".join(f"- drug {n}\n" for n in range(MAX_HELD_ITEMS + 2))
     assert len(stream.feed(items)) == MAX_HELD_ITEMS + 1  # the last may still grow
+
+
+def test_a_sentence_cut_for_its_length_stays_in_its_block() -> None:
+    """An open sentence longer than ``max_sentence_chars`` goes out in pieces; each is in the
+    list item (or paragraph) the sentence is in, so a closing reaches every piece."""
+    stream = StreamSegmenter(max_sentence_chars=50)
+    got = stream.feed("Drugs:\n\n- " + "metformin lowers glucose " * 6) + stream.flush()
+    first, *pieces = got
+    assert first.text == "Drugs:" and len(pieces) > 1 and all(s.list_item for s in pieces)
+    assert {s.block for s in pieces} == {len("Drugs:\n\n")}

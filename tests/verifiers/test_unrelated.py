@@ -24,10 +24,19 @@ def verifier(relatedness: Relatedness | None) -> Verifier:
     return Verifier(FixedNLI(CONTRADICTS), checks=(), relatedness=relatedness)
 
 
-def test_an_off_topic_sentence_is_not_contradicted_and_says_why() -> None:
-    report = verifier(Relatedness(LazyEncoder())).verify(f"{OFF_TOPIC} {ON_TOPIC}", ASPIRIN)
-    aside, finding = report.sentences
-    assert aside.verdict is Verdict.UNCITED
+@pytest.mark.parametrize(
+    ("joiner", "verdict"),
+    [(" ", Verdict.UNSUPPORTED), ("\n\n", Verdict.UNCITED)],
+    ids=["read-with-its-paragraphs-citation", "a-paragraph-of-its-own"],
+)
+def test_an_off_topic_sentence_is_not_contradicted_and_says_why(
+    joiner: str, verdict: Verdict
+) -> None:
+    """The aside is `unsupported`, not `contradicted`, where its paragraph's citation at the end
+    is lent to it, and `uncited` in a paragraph of its own."""
+    judge = verifier(Relatedness(LazyEncoder()))
+    aside, finding = judge.verify(f"{OFF_TOPIC}{joiner}{ON_TOPIC}", ASPIRIN).sentences
+    assert aside.verdict is verdict
     [check] = aside.checks
     assert check.name == UNRELATED and not check.passed
     assert "about different things" in check.detail and "Aspirin reduces fever" in check.detail

@@ -4,7 +4,8 @@
 users meet come as bullet lists (with or without full stops, opened by a label in bold), with
 words in bold, as a table's rows, under markdown headings, with the citation after the full stop
 (``text. [PMID:123]``, ``text.[1]``), a list cited once (in the line that introduces it, in
-its last item, or in a line after it), opened by an introducer ("Here is what the evidence
+its last item, or in a line after it), a paragraph cited once (in its last sentence, or in a
+line after it), opened by an introducer ("Here is what the evidence
 shows: ..."), a lead-in ("Please note that ...") or talk run on into them ("I'm not a doctor
 but ..."). The words a reader checks are the same, so their verdicts should be too. Each
 held-out answer is verified once per shape; per shape the
@@ -140,6 +141,26 @@ def cited_after_list(item: AnswerItem) -> Rendering:
     return f"{text}\n\n{cites}", spans, [(len(text) + 2, len(text) + 2 + len(cites))]
 
 
+def cited_paragraph_end(item: AnswerItem) -> Rendering:
+    """``text. text [PMID:1] [PMID:2].``: one paragraph, uncited but its last sentence, which
+    cites every record the answer rests on."""
+    last = len(item.sentences) - 1
+    return _render(
+        [
+            _Line("", _body(s), f" {_every_record(item)}." if i == last else ".")
+            for i, s in enumerate(item.sentences)
+        ]
+    )
+
+
+def cited_after_paragraph(item: AnswerItem) -> Rendering:
+    """``text. text.``, uncited, then a blank line and a line that cites every record the
+    answer rests on: "[PMID:1] [PMID:2]"."""
+    cites = _every_record(item)
+    text, spans, _ = _render([_Line("", _body(s), ".") for s in item.sentences])
+    return f"{text}\n\n{cites}", spans, [(len(text) + 2, len(text) + 2 + len(cites))]
+
+
 def bullets_without_full_stop(item: AnswerItem) -> Rendering:
     """``- text [PMID:123]`` one per line, no full stop anywhere (how list items are often
     written)."""
@@ -222,6 +243,8 @@ SHAPES: dict[str, Callable[[AnswerItem], Rendering]] = {
     "cited_lead": cited_lead,
     "cited_last_item": cited_last_item,
     "cited_after_list": cited_after_list,
+    "cited_paragraph_end": cited_paragraph_end,
+    "cited_after_paragraph": cited_after_paragraph,
     "bold_labels": bold_labels,
     "bold_words": bold_words,
     "table": table,

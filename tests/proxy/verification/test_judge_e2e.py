@@ -93,7 +93,7 @@ def test_the_judge_from_models_overturns_with_its_own_key_kept_secret(
     summary = report["escalation"]
     assert (summary["escalated"], summary["judged"], summary["overturned"]) == (1, 1, 1)
     assert summary["prompt_tokens"] > 0 and summary["judge_error"] is None
-    assert report["schema_version"] == "2.4"
+    assert report["schema_version"] == "2.5"
     # The judge got the upstream's key; the key is nowhere in logs, report or metrics.
     [judge_call] = _judge_requests(emulator)
     assert emulator.stats.headers[judge_call]["authorization"] == f"Bearer {JUDGE_KEY}"

@@ -217,7 +217,7 @@ def test_an_answer_whose_only_claim_cites_a_fabricated_pmid_is_at_risk(
     assert report["support"] == pytest.approx(1.0 - report["risk"])
     assert float(response.headers["x-veriproxy-risk"]) >= 0.5
     assert float(response.headers["x-veriproxy-support"]) <= 0.5
-    assert report["schema_version"] == "2.4"
+    assert report["schema_version"] == "2.5"
     recorded = _audit(verifying)[-1]
     assert recorded["risk"] == report["risk"] and recorded["support"] == report["support"]
 
@@ -372,3 +372,24 @@ def test_a_streamed_list_cited_once_at_its_end_is_verified_item_by_item(
     failed = [c for c in (ketoprofen["claims"] or [ketoprofen])[0]["checks"] if not c["passed"]]
     assert any(c["name"] == "entity" and "ketoprofen" in c["detail"] for c in failed), failed
     assert ibuprofen["lead_citations"] == [] and ibuprofen["verdict"] != "unsupported"
+
+
+def test_a_streamed_paragraph_cited_once_at_its_end_is_verified_sentence_by_sentence(
+    verifying: RunningProxy, emulator: RunningEmulator
+) -> None:
+    """A paragraph cited only by its last sentence: the sentences before it went out `uncited`,
+    though a reader takes that citation for the paragraph. Each is now checked against what the
+    paragraph's end cites: a tenfold dose is `contradicted`, with the citation it was read
+    with, and a sentence the abstract bears out is no longer `uncited`."""
+    dose = WRONG_DOSE.removesuffix(" [PMID:12442934].") + "."
+    emulator.emulator.reply = (
+        "Fifty patients scheduled for total hip replacement were allocated to two groups. "
+        f"{dose} {CLEAN}"
+    )
+    (report,) = _annotations(_stream(verifying, None), "report")
+    allocated, wrong_dose, clean = report["sentences"]
+    for sentence in (allocated, wrong_dose):
+        assert sentence["lead_citations"] == ["12442934"] and sentence["citations"] == []
+    assert allocated["verdict"] != "uncited", allocated
+    assert wrong_dose["verdict"] == "contradicted", wrong_dose
+    assert clean["lead_citations"] == [] and clean["verdict"] == "supported"
