@@ -425,7 +425,10 @@ class Verifier:
             named_here = [c.pmid for c in citations if c.valid]
             cited = tuple(dict.fromkeys(by_id[pmid] for pmid in named_here or from_lead))
             lead = _list_lead(span, said, in_lead, labels=not (citations or from_lead))
-            term = bare_term(said) if not lead and span.list_item and cited else None
+            # A bare name in a list, or lent its paragraph's citation (a list written as bare
+            # lines), is checked against the record: the model would read a fragment.
+            named_only = not lead and (span.list_item or from_lead) and cited
+            term = bare_term(said) if named_only else None
             if term or (not lead and not is_checkworthy(said, span.heading)):
                 named = self._names_cited(term or said, cited, term=term is not None)
                 result = _not_checkworthy(span, index, citations, quotes, named, from_lead)

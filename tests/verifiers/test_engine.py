@@ -460,6 +460,20 @@ def test_a_sentence_cited_by_its_paragraphs_end_is_judged_as_cited(
     _streamed_alike(entailing_verifier, evidence, answer, report, 7)
 
 
+def test_a_bare_name_lent_its_paragraphs_citation_is_checked_against_the_record(
+    entailing_verifier: Verifier, evidence: list[Evidence]
+) -> None:
+    """A list written as bare lines, one name per line and the citation on the last (as BioASQ
+    answers are): a name lent that citation is checked by the names check, as a list item's
+    is, not read by the model as a fragment (this one supports every fragment)."""
+    answer = "airway smooth muscle\nhepatic stellate cells\nlung endothelium [PMID:21366394]."
+    muscle, stellate, _ = entailing_verifier.verify(answer, evidence).sentences
+    assert muscle.verdict is Verdict.NOT_CHECKWORTHY and muscle.lead_citations == ("21366394",)
+    assert all(check.passed for check in muscle.checks)
+    assert stellate.verdict is Verdict.UNSUPPORTED and stellate.lead_citations == ("21366394",)
+    assert not stellate.checks[0].passed and "stellate" in stellate.checks[0].detail
+
+
 def test_with_no_evidence_no_sentence_waits_for_its_paragraphs_end(
     entailing_verifier: Verifier, evidence: list[Evidence]
 ) -> None:
