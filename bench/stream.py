@@ -1,6 +1,6 @@
 """Streaming with verification: annotate and gate mode versus passthrough, same run.
 
-    python bench/stream.py [--requests 20] [--drip-ms 15] [--escalate | --quotes]
+    python bench/stream.py [--requests 20] [--drip-ms 15] [--escalate | --quotes | --cited-at-end]
 
 Starts the upstream emulator and ``veriproxy serve`` (bundled NLI model, verification on) as
 child processes on loopback. The emulator streams a five-sentence answer built from a real
@@ -30,6 +30,11 @@ stripping them (``strip``, the default). For each: time to first token, and how 
 with verification off each character reached the client (against the same character of the
 answer as the model wrote it; a stripped bracket's ``]`` is the raw bracket's last), for the
 characters outside citation brackets and for the brackets' own.
+
+With ``--cited-at-end`` the same answer cites once, at its last sentence: the paragraph lends
+that citation to the sentences before it (``SentenceSpan.closing``), so their verdicts wait for
+the paragraph's end, and in gate mode their text with them. Run it beside a plain run to see
+what that costs a gated client.
 
 Targets (issue 5): annotate adds <= 2 ms to time to first token; the report arrives <= 300 ms
 after the last token; gate adds <= 150 ms per sentence at p50. Issue 30: stripping delays no
@@ -135,6 +140,12 @@ def write_policies(directory: Path) -> None:
             (directory / f"{name}.yaml").write_text(json.dumps(policy))
 
 
+def cited_at_end_answer() -> str:
+    """:data:`ANSWER` cited once, at its last sentence: its paragraph lends that citation to
+    the sentences before it, whose verdicts wait for the paragraph's end."""
+    return ANSWER.replace(" [PMID:12442934]", "").removesuffix(".") + " [PMID:12442934]."
+
+
 def quoted_answer() -> str:
     """:data:`ANSWER` with each citation quoting the abstract's words it rests on."""
     parts = ANSWER.split("[PMID:12442934]")
@@ -205,10 +216,10 @@ def time_at(arrivals: list[tuple[float, int]], chars: int) -> float:
     return arrivals[min(index, len(arrivals) - 1)][0]
 
 
-def sentence_ends() -> list[int]:
+def sentence_ends(answer: str = ANSWER) -> list[int]:
     from verifiers.segment import segment
 
-    return [span.end for span in segment(ANSWER)]
+    return [span.end for span in segment(answer)]
 
 
 def main() -> None:
@@ -217,7 +228,11 @@ def main() -> None:
     parser.add_argument("--drip-ms", type=int, default=15)
     parser.add_argument("--escalate", action="store_true", help="also run with the LLM judge")
     parser.add_argument("--quotes", action="store_true", help="quoted citations, keep vs strip")
+    parser.add_argument(
+        "--cited-at-end", action="store_true", help="the answer cited once, at its last sentence"
+    )
     args = parser.parse_args()
+    answer = cited_at_end_answer() if args.cited_at_end else ANSWER
     requests = min(args.requests, MAX_REQUESTS)
     if args.quotes:
         run_quotes(requests, args.drip_ms)
@@ -242,7 +257,7 @@ def main() -> None:
             "--port",
             str(emulator_port),
         ]
-        emulator_cmd += ["--reply", ANSWER]
+        emulator_cmd += ["--reply", answer]
         emulator_url = f"http://127.0.0.1:{emulator_port}/v1/models"
         stack.enter_context(child(emulator_cmd, env, emulator_url, "emulator"))
         proxy_cmd = [sys.executable, "-m", "proxy", "serve", "--config", str(config)]
@@ -259,7 +274,7 @@ def main() -> None:
                     runs[mode].append(one_request(client, url, options, args.drip_ms))
                 print(f"  request {i + 1}/{requests}", end="\r", flush=True)
     print()
-    report(runs, args.drip_ms)
+    report(runs, args.drip_ms, answer)
     if args.escalate:
         calls = [body["model"] for body in judge.stats.requests]
         report_escalation(
@@ -356,17 +371,19 @@ def report_after(runs: list[Run]) -> list[float]:
     return [r.report - r.last_token for r in runs if r.report is not None]
 
 
-def gate_delays(gate: list[Run], base: list[Run], escalated_only: bool = False) -> list[float]:
-    """How much later each sentence (each escalated one) reached the client than it did with
-    verification off, request by request."""
+def gate_delays(
+    gate: list[Run], base: list[Run], escalated_only: bool = False, answer: str = ANSWER
+) -> list[float]:
+    """How much later each sentence (each escalated one) of ``answer`` reached the client than
+    it did with verification off, request by request."""
     return [
         time_at(g.arrivals, end) - time_at(b.arrivals, end)
         for g, b in zip(gate, base, strict=True)
-        for end in (g.escalated_ends if escalated_only else sentence_ends())
+        for end in (g.escalated_ends if escalated_only else sentence_ends(answer))
     ]
 
 
-def report(runs: dict[str, list[Run]], drip: int) -> None:
+def report(runs: dict[str, list[Run]], drip: int, answer: str = ANSWER) -> None:
     """Percentiles via ``overhead.pct``: samples in seconds, results in milliseconds."""
     base = runs["passthrough"]
     header = ["mode", "TTFT p50 ms", "TTFT p99 ms", "last token p50 ms", "report after last p50"]
@@ -383,12 +400,14 @@ def report(runs: dict[str, list[Run]], drip: int) -> None:
                 f"{pct(after, 0.5):.1f}" if after else "-",
             ]
         )
-    print(f"answer: {len(sentence_ends())} sentences, {len(ANSWER)} chars, drip {drip} ms/chunk")
+    print(
+        f"answer: {len(sentence_ends(answer))} sentences, {len(answer)} chars, drip {drip} ms/chunk"
+    )
     print_table(rows, header)
     first = [r.first_token for r in runs["annotate"]]
     ttft_added = pct(first, 0.5) - pct([r.first_token for r in base], 0.5)
     after = report_after(runs["annotate"])
-    delays = gate_delays(runs["gate"], base)
+    delays = gate_delays(runs["gate"], base, answer=answer)
     print()
     print(f"annotate adds to TTFT (p50):           {ttft_added:7.2f} ms (target <= 2)")
     print(
