@@ -420,7 +420,8 @@ class Verifier:
             in_lead = _in_lead(span, ids)
             from_lead = () if citations else _lent_citations(span, in_lead, ids)
             said = strip_citations(span.text, citations)
-            if from_lead and not span.list_item and not is_checkworthy(said, span.heading):
+            worthy = is_checkworthy(said, span.heading)
+            if from_lead and not span.list_item and not worthy:
                 from_lead = ()  # a paragraph's citation at its end is for its findings, not talk
             named_here = [c.pmid for c in citations if c.valid]
             cited = tuple(dict.fromkeys(by_id[pmid] for pmid in named_here or from_lead))
@@ -429,7 +430,7 @@ class Verifier:
             # lines), is checked against the record: the model would read a fragment.
             named_only = not lead and (span.list_item or from_lead) and cited
             term = bare_term(said) if named_only else None
-            if term or (not lead and not is_checkworthy(said, span.heading)):
+            if term or (not lead and not worthy):
                 named = self._names_cited(term or said, cited, term=term is not None)
                 result = _not_checkworthy(span, index, citations, quotes, named, from_lead)
                 if result.verdict is Verdict.UNSUPPORTED:

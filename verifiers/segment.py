@@ -474,8 +474,8 @@ class StreamSegmenter:
         self._max = max_sentence_chars
         self._closings = closings
         self._lead = ""  # the line that introduced the list the stream is in (``with_list_leads``)
-        self._opening = _Block.PROSE  # the kind of block the last sentence segmented is in
-        self._block = 0  # the block the last sentence segmented is in (``SentenceSpan.block``)
+        # The last sentence segmented: the tail goes on in its block (``SentenceSpan.block``).
+        self._last = SentenceSpan("", 0, 0)
         # The open list's items, or else the open block's sentences, held until it ends
         # (``with_closings``) ...
         self._held: list[SentenceSpan] = []
@@ -524,8 +524,7 @@ class StreamSegmenter:
         another block, it ends the last one (a block, once cut, stays cut)."""
         led, self._lead = with_list_leads(spans, self._lead)
         if led:
-            self._opening = _kind(led[-1])
-            self._block = led[-1].block
+            self._last = led[-1]
         pending = self._held + led
         if not pending or not self._closings:
             return pending
@@ -583,7 +582,7 @@ class StreamSegmenter:
         spans = self._pending()
         ready = spans[:-1]
         # The pieces stay in the open sentence's block (a paragraph, a list item, a heading).
-        open_span = spans[-1] if spans else SentenceSpan("", 0, 0, block=self._block)
+        open_span = spans[-1] if spans else self._last
         start = ready[-1].end if ready else self._done
         while len(self._text) - start > self._max:
             limit = start + self._max
@@ -606,9 +605,9 @@ class StreamSegmenter:
                 s,
                 start=s.start + self._done,
                 end=s.end + self._done,
-                block=s.block + self._done if s.block else self._block,
+                block=s.block + self._done if s.block else self._last.block,
             )
-            for s in _segmented(tail, self._opening)
+            for s in _segmented(tail, _kind(self._last))
         ]
 
 
