@@ -47,6 +47,7 @@ from verifiers._types import (
 )
 from verifiers.checks import Check, CheckInput, Effect, Scope, get_checks
 from verifiers.checks.entities import check_cited_term, check_entities
+from verifiers.checks.names import specific_names
 from verifiers.checks.negation import negated_alike, without_negation
 from verifiers.checks.numbers import written_alike
 from verifiers.checkworthy import bare_term, is_checkworthy, list_lead
@@ -421,8 +422,11 @@ class Verifier:
             from_lead = () if citations else _lent_citations(span, in_lead, ids)
             said = strip_citations(span.text, citations)
             worthy = is_checkworthy(said, span.heading)
-            if from_lead and not span.list_item and not worthy:
-                from_lead = ()  # a paragraph's citation at its end is for its findings, not talk
+            # A paragraph's citation at its end is for its findings, not talk; but a bare name
+            # ("SIK1" on a line of its own) is a list written as bare lines, naming its record.
+            bare_name = not worthy and bare_term(said) is not None and bool(specific_names(said))
+            if from_lead and not span.list_item and not worthy and not bare_name:
+                from_lead = ()
             named_here = [c.pmid for c in citations if c.valid]
             cited = tuple(dict.fromkeys(by_id[pmid] for pmid in named_here or from_lead))
             lead = _list_lead(span, said, in_lead, labels=not (citations or from_lead))

@@ -474,6 +474,20 @@ def test_a_bare_name_lent_its_paragraphs_citation_is_checked_against_the_record(
     assert not stellate.checks[0].passed and "stellate" in stellate.checks[0].detail
 
 
+def test_a_one_word_name_on_a_line_lent_its_paragraphs_citation_is_checked_too(
+    entailing_verifier: Verifier, evidence: list[Evidence]
+) -> None:
+    """A gene on a line of its own says too little to be check-worthy, but a list written as
+    bare lines names its record: a wrong one is not passed as talk. Talk is still lent nothing."""
+    answer = "Great question.\nCX3CR1\nCCR7\nlung endothelium [PMID:21366394]."
+    talk, named, wrong, _ = entailing_verifier.verify(answer, evidence).sentences
+    assert talk.verdict is Verdict.NOT_CHECKWORTHY and talk.lead_citations == ()
+    assert named.verdict is Verdict.NOT_CHECKWORTHY and named.lead_citations == ("21366394",)
+    assert [c.passed for c in named.checks] == [True]
+    assert wrong.verdict is Verdict.UNSUPPORTED and wrong.lead_citations == ("21366394",)
+    assert wrong.checks[0].detail == "not in the evidence for this claim: CCR7"
+
+
 def test_with_no_evidence_no_sentence_waits_for_its_paragraphs_end(
     entailing_verifier: Verifier, evidence: list[Evidence]
 ) -> None:

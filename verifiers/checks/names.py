@@ -128,6 +128,11 @@ def names_in(text: str) -> list[Span]:
     return kept
 
 
+def specific_names(text: str) -> list[str]:
+    """The names of ``text`` (``names_in``) that are not generic ones ("SIK1", not "DNA")."""
+    return [name for _, _, name in names_in(text) if name.upper() not in GENERIC]
+
+
 _SPELLING = re.compile(r"[-\s/]")
 
 

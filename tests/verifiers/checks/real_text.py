@@ -42,9 +42,10 @@ from verifiers.checks import (
 from verifiers.checks.direction import check_comparison
 from verifiers.checks.entities import check_cited_term, check_entities, check_generic_names
 from verifiers.checks.name_slots import swapped_names
+from verifiers.checks.names import specific_names
 from verifiers.checks.negation import is_negated, negated_alike, without_negation
 from verifiers.checks.numbers import check_labelled_numbers, in_evidence_words
-from verifiers.checkworthy import is_checkworthy, list_lead
+from verifiers.checkworthy import bare_term, is_checkworthy, list_lead
 from verifiers.claims import RuleDecomposer
 from verifiers.eval.data import data_dir
 from verifiers.markup import without_emphasis
@@ -174,6 +175,9 @@ def sweep(source: Path, shard: int) -> None:
             assert 0.0 <= roles.design_probability(sentence) <= 1.0, sentence[:200]
             is_checkworthy(sentence)
             is_checkworthy(sentence, heading=True)
+            # A bare name lent its paragraph's citation is read by these two (the engine).
+            bare_term(sentence)
+            specific_names(sentence)
             # Every sentence read as the line that introduces a list of bare names.
             lead = list_lead(f"{sentence}:", "WDR5")
             assert lead is None or lead in without_emphasis(sentence), (sentence[:200], lead)
