@@ -32,10 +32,12 @@ _LITOTES = re.compile(
     r"|not\s+to\s+(?:exclude|rule out|dismiss|discount|ignore|overlook|neglect))\b"
 )
 # Polarity is read from the evidence clause that matches the claim: "X did not cause Y,
-# suggesting Z is not important" has two negated clauses but one claim-relevant one.
+# suggesting Z is not important" has two negated clauses but one claim-relevant one. A negated
+# alternative is a clause of its own, after a comma, "and" or in brackets ("caused by a CAG
+# repeat (not CTG)"): it negates the alternative, not what the clause before it states.
 _CLAUSE = re.compile(
     r"[,;:]\s+|\s+(?:but|whereas|while|although|suggesting|indicating|implying|who|which)\s+"
-    r"|\s+and\s+(?=not\b)",
+    r"|\s+and\s+(?=not\b)|\s*\((?=not\b)",
     re.IGNORECASE,
 )
 # Share of the matching evidence clause's content words a claim clause must contain: a short

@@ -119,6 +119,22 @@ def test_a_negated_alternative_the_claim_leaves_out_is_no_flip() -> None:
     assert flipped is not None and not flipped.passed
 
 
+def test_a_negated_alternative_in_brackets_is_no_flip() -> None:
+    """BioASQ's ideal answer on Huntington's disease (its snippet as evidence): "(not CTG)"
+    negates the alternative, as ", not CTG" does; the clause before it keeps its polarity."""
+    evidence = [
+        ("1", "Huntington's disease (HD) is an autosomal dominant disorder caused by an expansion "
+         "in the trinucleotide CAG repeat in exon-1 in the huntingtin gene"),
+    ]  # fmt: skip
+    for alternative in ("(not CTG)", ", not CTG,"):
+        claim = f"Huntington's disease is caused by a CAG repeat expansion {alternative} in exon-1"
+        result = check_negation(claim, evidence)
+        assert result is not None and result.passed, (alternative, result)
+    flipped = "Huntington's disease is not caused by an expansion of a CAG repeat (in exon-1)"
+    result = check_negation(flipped, evidence)
+    assert result is not None and not result.passed
+
+
 def test_a_conclusion_is_no_flip_of_the_methods_it_follows() -> None:
     """PubMedQA (MIT), PMID 19683101: "we investigated X as a diagnostic parameter" says what the
     study did; "X should not be considered as a diagnostic parameter" is its answer."""
