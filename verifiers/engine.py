@@ -424,8 +424,7 @@ class Verifier:
             worthy = is_checkworthy(said, span.heading)
             # A paragraph's citation at its end is for its findings, not talk; but a bare name
             # ("SIK1" on a line of its own) is a list written as bare lines, naming its record.
-            bare_name = not worthy and bare_term(said) is not None and bool(specific_names(said))
-            if from_lead and not span.list_item and not worthy and not bare_name:
+            if from_lead and not span.list_item and not worthy and not _bare_name(said):
                 from_lead = ()
             named_here = [c.pmid for c in citations if c.valid]
             cited = tuple(dict.fromkeys(by_id[pmid] for pmid in named_here or from_lead))
@@ -1171,6 +1170,12 @@ def _lent_citations(
         c for c in parse_citations(span.closing, ids) if c.valid
     ]
     return tuple(dict.fromkeys(c.pmid for c in cited))
+
+
+def _bare_name(said: str) -> bool:
+    """Whether ``said`` is nothing but a name (a bare term naming a symbol or drug, not a
+    generic one): "SIK1", not "Great question" or "DNA"."""
+    return bare_term(said) is not None and bool(specific_names(said))
 
 
 def _list_lead(
