@@ -65,7 +65,12 @@ from verifiers.nli.registry import create_backend
 from verifiers.quoting.match import check_quote
 from verifiers.quoting.syntax import mask_quotes
 from verifiers.relatedness import Relatedness
-from verifiers.restatement import RESTATED_BY, RESTATED_CONFIDENCE, restated_sentence
+from verifiers.restatement import (
+    RESTATED_BY,
+    RESTATED_CONFIDENCE,
+    restated_sentence,
+    restates,
+)
 from verifiers.risk import (
     claims_risk,
     claims_support,
@@ -442,12 +447,12 @@ class Verifier:
                 continue
             candidates = cited or tuple(evidence)
             masked = mask_quotes(span.text)
+            premise = quote_premise(quotes, by_id)
             claim_spans = (
                 (ClaimSpan(f"{lead} {masked}", 0, len(masked)),)
                 if lead
-                else tuple(self.decomposer.decompose(masked))
+                else self._cut_claims(masked, citations, premise, candidates)
             )
-            premise = quote_premise(quotes, by_id)
             # A lead entailed by the evidence carries any item along ("... is increased in:"
             # then "- liver"): what the item names must be stated as well.
             lead_term = bare_term(said) if lead else None
@@ -508,6 +513,29 @@ class Verifier:
             )
         timer.add("harm", mark)
         return [results[i] for i in sorted(results)]
+
+    def _cut_claims(
+        self,
+        masked: str,
+        citations: Sequence[Citation],
+        premise: Sequence[Window] | None,
+        candidates: Sequence[Evidence],
+    ) -> tuple[ClaimSpan, ...]:
+        """The claims of a sentence (``masked``: its quotes blanked). A sentence that is, word
+        for word, a whole clause of its evidence (its quote's sentences; where it quotes
+        nothing, any sentence of what it cites) is one claim: cut at its commas, a clause is
+        read without the words the evidence gives it too, and a clause lent a subject can be
+        lent the wrong one ("X leads to the conclusion that Y cannot exceed 25%, and is probably
+        lower" gave "X is probably lower", which the model contradicted)."""
+        whole = ClaimSpan(masked, 0, len(masked))
+        copied = (
+            [window.text for window in premise]
+            if premise is not None
+            else [s.text for record in candidates for s in evidence_sentences(record)]
+        )
+        if restates(_claim_words(masked, citations, whole), copied):
+            return (whole,)
+        return tuple(self.decomposer.decompose(masked))
 
     def _names_cited(
         self, text: str, cited: Sequence[Evidence], *, term: bool = False
@@ -1024,12 +1052,17 @@ class VerificationStream:
 
 
 def _claim_text(item: _Pending, claim: ClaimSpan) -> str:
-    """The claim without its citation markers (removed by text: an LLM or a resolved pronoun
-    may have changed the claim's wording around them)."""
+    """The claim without its citation markers."""
+    return _claim_words(item.masked, item.citations, claim)
+
+
+def _claim_words(masked: str, citations: Sequence[Citation], claim: ClaimSpan) -> str:
+    """``claim`` of the sentence ``masked`` without its citation markers (removed by text: an
+    LLM or a resolved pronoun may have changed the claim's wording around them)."""
     text = claim.text
-    for citation in item.citations:
+    for citation in citations:
         if claim.start <= citation.start and citation.end <= claim.end:
-            text = text.replace(item.masked[citation.start : citation.end], " ")
+            text = text.replace(masked[citation.start : citation.end], " ")
     text = as_prose(text)
     return _as_sentence(_SPACE_BEFORE_PUNCT.sub(r"\1", " ".join(text.split())).strip())
 

@@ -16,8 +16,8 @@ checks still run on a restated claim.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 
 from verifiers.checks.normalise import normalise, normalise_mapped
 from verifiers.claims import MIN_CLAIM_WORDS
@@ -39,21 +39,47 @@ def restated_sentence(claim: str, windows: Sequence[Window]) -> Window | None:
     docstring) in the first of ``windows`` that does, as a window of its own (a window, or a
     record's "sentence" such as a BioASQ snippet, may hold more sentences, and the checks must
     read the restated one); None when no window holds it."""
-    words = normalise_mapped(claim).text.rstrip(_TRAILING)
-    if len(words.split()) < MIN_CLAIM_WORDS:
+    copy = _Copy.of(claim)
+    if copy is None:
         return None
-    pattern = re.compile(_CLAUSE_START + re.escape(words) + _CLAUSE_END)
-    plain = normalise(claim).rstrip(_TRAILING)
     for window in windows:
-        if plain not in normalise(window.text):
-            continue  # the common case, told cheaply; the mapped fold is per character
-        folded = normalise_mapped(window.text)
-        match = pattern.search(folded.text)
-        if match is None:
-            continue
-        start, end = folded.span(match.end() - len(words), match.end())
-        return _sentence_of(window, start, end)
+        found = copy.in_text(window.text)
+        if found is not None:
+            return _sentence_of(window, *found)
     return None
+
+
+def restates(claim: str, texts: Iterable[str]) -> bool:
+    """Whether one of ``texts`` holds ``claim`` word for word as a whole clause."""
+    copy = _Copy.of(claim)
+    return copy is not None and any(copy.in_text(text) is not None for text in texts)
+
+
+@dataclass(frozen=True, slots=True)
+class _Copy:
+    """A claim's words as a restatement of them is looked for."""
+
+    plain: str  # normalised: the cheap test
+    words: str  # normalised with the character map's fold, as the clause is matched
+    pattern: re.Pattern[str]
+
+    @classmethod
+    def of(cls, claim: str) -> _Copy | None:
+        words = normalise_mapped(claim).text.rstrip(_TRAILING)
+        if len(words.split()) < MIN_CLAIM_WORDS:
+            return None
+        pattern = re.compile(_CLAUSE_START + re.escape(words) + _CLAUSE_END)
+        return cls(normalise(claim).rstrip(_TRAILING), words, pattern)
+
+    def in_text(self, text: str) -> tuple[int, int] | None:
+        """Where in ``text`` (its own offsets) the claim stands as a whole clause."""
+        if self.plain not in normalise(text):
+            return None  # the common case, told cheaply; the mapped fold is per character
+        folded = normalise_mapped(text)
+        match = self.pattern.search(folded.text)
+        if match is None:
+            return None
+        return folded.span(match.end() - len(self.words), match.end())
 
 
 def _sentence_of(window: Window, start: int, end: int) -> Window:

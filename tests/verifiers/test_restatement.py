@@ -1,6 +1,6 @@
 """Claims that repeat a whole clause of their evidence are supported without the model
 (``verifiers.restatement``); anything less than a whole clause is still the model's to judge.
-Abstract sentences: Check-COVID corpus (MIT) and PubMedQA (MIT, PMID 17559449)."""
+Abstract sentences: Check-COVID corpus (MIT) and PubMedQA (MIT, PMIDs 17559449 and 18843057)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from verifiers import Evidence, Verdict
 from verifiers.engine import Verifier
 from verifiers.eval.pairs import CountingNLI
 from verifiers.restatement import RESTATED_BY, restated_sentence
-from verifiers.windows import Window
+from verifiers.windows import Window, make_evidence
 
 CRUISE = "biho913w"
 # A sentence of the cruise ship abstract, as written.
@@ -122,3 +122,47 @@ def test_the_restated_sentence_is_cut_from_a_passage() -> None:
         "Paediatric SF medicines were not more erosive than SC medicines in vitro."
     )
     assert passage[found.start - 100 : found.end - 100] == found.text
+
+
+# PubMedQA 18843057, a conclusion of two clauses. Cut at ", but", its first clause is not a
+# whole clause of the evidence (a restriction follows it there), so only the whole sentence
+# copies the evidence.
+TWO_CLAUSES = (
+    "There were significant differences in the volume delivered by compression methods, but "
+    "physical characteristics are not a predictor of tidal volume delivery."
+)
+TIDAL = make_evidence(
+    "18843057",
+    "",
+    ["Compression methods were compared in a manikin study.", TWO_CLAUSES],
+)
+
+
+@pytest.mark.parametrize(
+    "citation",
+    ["[PMID:18843057]", '[PMID:18843057 "physical characteristics are not a predictor"]'],
+)
+def test_a_sentence_copying_its_evidence_whole_is_one_restated_claim(
+    contradicting: CountingNLI, citation: str
+) -> None:
+    """Cut into clauses, each clause would be read without the words the evidence gives it (and
+    a borrowed subject can be the wrong one); the copy is one claim, supported as copied."""
+    answer = f"{TWO_CLAUSES[:-1]} {citation}."
+    sentence = one(Verifier(contradicting), answer, [TIDAL])
+    assert sentence.verdict is Verdict.SUPPORTED
+    assert contradicting.pairs == 0
+    (claim,) = sentence.claims
+    assert claim.decided_by == RESTATED_BY
+    assert claim.text == TWO_CLAUSES
+
+
+def test_a_sentence_copying_one_clause_of_its_evidence_is_still_cut(
+    contradicting: CountingNLI,
+) -> None:
+    """The first clause copied and the second changed: the sentence copies nothing whole, so
+    its clauses are judged one by one, the changed one by the model."""
+    changed = TWO_CLAUSES.replace("are not a predictor", "are a predictor")
+    sentence = one(Verifier(contradicting), f"{changed[:-1]} [PMID:18843057].", [TIDAL])
+    assert len(sentence.claims) == 2
+    assert sentence.verdict is Verdict.CONTRADICTED
+    assert contradicting.pairs > 0
