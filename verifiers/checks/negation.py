@@ -31,6 +31,30 @@ _LITOTES = re.compile(
     r"(?:excluded|ruled out|dismissed|discounted|ignored|overlooked|neglected)"
     r"|not\s+to\s+(?:exclude|rule out|dismiss|discount|ignore|overlook|neglect))\b"
 )
+# Knowledge not yet had negates no finding: "the mechanism by which TMZ induces cell cycle
+# arrest has not been well-established" takes the arrest as known, and "whether X reduces Y has
+# not been established" leaves it open (not refuted). The cue before such a participle is not
+# counted, unless the claim it is compared with says the same participle ("X was studied here"
+# against "X was not studied here" is a flip). Verbs of finding ("not detected", "not found",
+# "not shown") are not among them: those state an absence.
+_KNOWLEDGE = (
+    r"(?:elucidated|understood|clarified|characteri[sz]ed|established|determined|investigated|"
+    r"explored|studied|known|defined|examined|evaluated|assessed|addressed|validated)"
+)
+_NOT_YET_KNOWN = re.compile(
+    rf"\b(?:not|never)\s+(?:(?:yet|been|well|\w+ly)\s+){{0,3}}{_KNOWLEDGE}\b"
+)
+_KNOWLEDGE_WORD = re.compile(rf"\b{_KNOWLEDGE}\b")
+# A cue joined to the next word by a hyphen names a kind, not a negation: "not-diploid cells",
+# "histologically not-confirmed appendicitis", "more no-reflow" (normalising turns the hyphen
+# into a space, so it is read first). After an auxiliary the hyphen is a dash: "a slower one
+# that does not-clarifies our understanding" negates.
+_COMPOUND = re.compile(r"\b(not?)-(?=\w)", re.IGNORECASE)
+_AUXILIARY = re.compile(
+    r"\b(?:do|does|did|is|are|was|were|be|been|has|have|had|can|could|will|would|should|may|"
+    r"might|must)\s+$",
+    re.IGNORECASE,
+)
 # Polarity is read from the evidence clause that matches the claim: "X did not cause Y,
 # suggesting Z is not important" has two negated clauses but one claim-relevant one. A negated
 # alternative is a clause of its own, after a comma, "and" or in brackets ("caused by a CAG
@@ -47,9 +71,22 @@ REVERSE_COPY = 0.3
 NEGATION = "negation"  # the name of its results
 
 
-def is_negated(text: str) -> bool:
-    """Odd number of negation cues: "not without effect" reads as affirmative."""
-    return len(_cues(normalise(text))) % 2 == 1
+def is_negated(text: str, *, unknown_negates: bool = False) -> bool:
+    """Odd number of negation cues: "not without effect" reads as affirmative.
+    ``unknown_negates``: "not yet known" counts as a cue too."""
+    return len(_cues(normalise(_compounds_joined(text)), unknown_negates)) % 2 == 1
+
+
+def _knowledge_words(text: str) -> set[str]:
+    """The participles of knowing ("established", "studied") ``text`` says."""
+    return set(_KNOWLEDGE_WORD.findall(normalise(text)))
+
+
+def _compounds_joined(text: str) -> str:
+    """``text`` with each compound a cue opens ("not-diploid") written as one word."""
+    return _COMPOUND.sub(
+        lambda m: m.group(0) if _AUXILIARY.search(text, 0, m.start()) else m.group(1), text
+    )
 
 
 # A cue after "or" negates an alternative, not the clause: "the difference was weaker or not
@@ -57,10 +94,12 @@ def is_negated(text: str) -> bool:
 _ALTERNATIVE = re.compile(r"\bor\s+$")
 
 
-def _cues(normalised: str) -> list[re.Match[str]]:
-    """The negation cues of a normalised text, but those that leave a possibility open or
-    negate an alternative."""
+def _cues(normalised: str, unknown_negates: bool = False) -> list[re.Match[str]]:
+    """The negation cues of a normalised text, but those that leave a possibility open, say
+    what is not yet known (unless ``unknown_negates``), or negate an alternative."""
     open_ = [m.span() for m in _LITOTES.finditer(normalised)]
+    if not unknown_negates:
+        open_ += [m.span() for m in _NOT_YET_KNOWN.finditer(normalised)]
     return [
         m
         for m in _CUES.finditer(normalised)
@@ -140,7 +179,10 @@ def check_negation(claim: str, sentences: Sequence[tuple[str, str]]) -> CheckRes
         if shared < NEAR_COPY * len(tokens) or shared < REVERSE_COPY * len(match_tokens):
             continue
         compared = True
-        claim_neg, evidence_neg = is_negated(clause), is_negated(match)
+        # A claim that says what is known is compared as it says it.
+        said = _knowledge_words(clause) & _knowledge_words(match)
+        claim_neg = is_negated(clause, unknown_negates=bool(said))
+        evidence_neg = is_negated(match, unknown_negates=bool(said))
         if claim_neg != evidence_neg:
             side = "claim" if claim_neg else "evidence"
             return CheckResult(NEGATION, False, f"negation flip: only the {side} is negated", pmid)

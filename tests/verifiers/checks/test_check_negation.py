@@ -221,3 +221,66 @@ def test_a_negated_alternative_negates_nothing() -> None:
         assert not is_negated(alternative), alternative
     assert is_negated("The difference was not significant.")
     assert is_negated("Patients with no or minimal symptoms.")
+
+
+# SciFact corpus docs 67787658 and 25440070 (ODC-By).
+NOT_YET_KNOWN = [
+    (
+        "67787658",
+        "The mechanism by which TMZ induces cell cycle arrest has not been well-established.",
+    ),
+    (
+        "25440070",
+        "Testosterone (T) and its 5alpha-reduced metabolite, dihydrotestosterone (DHT), can "
+        "decrease anxiety-like behavior; however, the mechanisms underlying these effects have "
+        "not been established.",
+    ),
+]
+
+
+def test_what_is_not_yet_known_is_no_negation() -> None:
+    """ "The mechanism by which X does Y has not been established" takes X doing Y as known; a
+    claim that states it was called a flip, and the correct sentence `contradicted`. What is
+    not yet known leaves a claim open at most: it refutes nothing."""
+    result = check_negation("TMZ induces cell cycle arrest.", NOT_YET_KNOWN[:1])
+    assert result is not None and result.passed
+    for unknown in (
+        NOT_YET_KNOWN[0][1],
+        NOT_YET_KNOWN[1][1],
+        "Whether statins reduce dementia has not yet been studied.",
+        "Its role in sepsis is not fully understood.",
+        "The safety of the drug in pregnancy has never been evaluated.",
+    ):
+        assert not is_negated(unknown), unknown
+    # An absence found is a finding, and a negation beside the unknown still counts.
+    for found in (
+        "HPV was not detected in any of the tumours.",
+        "The drug has not been shown to reduce mortality.",
+        "TMZ did not induce arrest, and the mechanism has not been established.",
+    ):
+        assert is_negated(found), found
+    flipped = "TMZ does not induce cell cycle arrest."
+    result = check_negation(flipped, NOT_YET_KNOWN[:1])
+    assert result is not None and not result.passed
+    # A claim that says what is known is compared as it says it.
+    known = "The mechanism by which TMZ induces cell cycle arrest has been well established."
+    result = check_negation(known, NOT_YET_KNOWN[:1])
+    assert result is not None and not result.passed
+
+
+# PubMedQA 23860049 and 24671913 (MIT); SciFact corpus doc 18895793 (ODC-By).
+def test_a_cue_joined_to_a_word_by_a_hyphen_names_a_kind() -> None:
+    """ "not-diploid cells", "not-confirmed appendicitis", "no-reflow" name something; read as
+    negations, they made a claim about the same cells a flip. After an auxiliary the hyphen is
+    a dash, and the cue negates."""
+    for kind in (
+        "Females older than 10 years presented histologically not-confirmed appendicitis in "
+        "22.2% of cases.",
+        "The high SxS group had more no-reflow (41% and 25.1%, p<0.001, respectively).",
+    ):
+        assert not is_negated(kind), kind
+    assert is_negated(
+        "The finding that there are two routes to nucleosome removal, and a slower one that "
+        "does not-clarifies our understanding of the early events of gene activation."
+    )
+    assert is_negated("Females older than 10 years presented no confirmed appendicitis.")
