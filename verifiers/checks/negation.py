@@ -45,8 +45,8 @@ _NOT_YET_KNOWN = re.compile(
     rf"\b(?:not|never)\s+(?:(?:yet|been|well|\w+ly)\s+){{0,3}}{_KNOWLEDGE}\b"
 )
 _KNOWLEDGE_WORD = re.compile(rf"\b{_KNOWLEDGE}\b")
-# A cue joined to the next word by a hyphen names a kind, not a negation: "not-diploid cells",
-# "histologically not-confirmed appendicitis", "more no-reflow" (normalising turns the hyphen
+# A cue joined to the next word by a hyphen names a kind, not a negation: "histologically
+# not-confirmed appendicitis", "more no-reflow" (normalising turns the hyphen
 # into a space, so it is read first). After an auxiliary the hyphen is a dash: "a slower one
 # that does not-clarifies our understanding" negates.
 _COMPOUND = re.compile(r"\b(not?)-(?=\w)", re.IGNORECASE)
@@ -83,7 +83,7 @@ def _knowledge_words(text: str) -> set[str]:
 
 
 def _compounds_joined(text: str) -> str:
-    """``text`` with each compound a cue opens ("not-diploid") written as one word."""
+    """``text`` with each compound a cue opens ("not-confirmed") written as one word."""
     return _COMPOUND.sub(
         lambda m: m.group(0) if _AUXILIARY.search(text, 0, m.start()) else m.group(1), text
     )

@@ -270,7 +270,7 @@ def test_what_is_not_yet_known_is_no_negation() -> None:
 
 # PubMedQA 23860049 and 24671913 (MIT); SciFact corpus doc 18895793 (ODC-By).
 def test_a_cue_joined_to_a_word_by_a_hyphen_names_a_kind() -> None:
-    """ "not-diploid cells", "not-confirmed appendicitis", "no-reflow" name something; read as
+    """ "not-confirmed appendicitis", "no-reflow" name something; read as
     negations, they made a claim about the same cells a flip. After an auxiliary the hyphen is
     a dash, and the cue negates."""
     for kind in (
